@@ -1,0 +1,58 @@
+# connector — build, test and demo targets. `make help` lists them.
+
+GO          ?= go
+BIN         ?= ./connector
+DEMO_ADDR   ?= 127.0.0.1:8787
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FUZZTIME    ?= 30s
+GOBIN       ?= $(shell $(GO) env GOPATH)/bin
+SHELL       := bash
+
+.PHONY: help build test lint fmt-check vet staticcheck unit demo fuzz bench corpus clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build ./connector
+	$(GO) build -o $(BIN) .
+
+test: fmt-check vet staticcheck unit ## gofmt check, go vet, staticcheck, go test -race
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	@test -x $(GOBIN)/staticcheck || $(GO) install $(STATICCHECK)
+	$(GOBIN)/staticcheck ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+demo: export DEMO_ADDR := $(DEMO_ADDR)
+demo: build ## start the demo API, read an example definition to stdout, stop the API
+	@$(BIN) demo-api --addr $(DEMO_ADDR) --log=false & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null' EXIT; \
+	host=$${DEMO_ADDR%:*}; port=$${DEMO_ADDR##*:}; \
+	for i in $$(seq 50); do (exec 3<>/dev/tcp/$$host/$$port) 2>/dev/null && break; sleep 0.1; done; \
+	$(BIN) read definitions/bearer-auth.yaml --testing-values testing-values.example.yaml --max-records 5
+
+fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
+	@$(GO) list ./... | while read pkg; do \
+	  for f in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+bench: ## run the benchmarks
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+corpus: build ## validate the 60 real definitions and classify the results
+	python3 ../shared/tools/corpus-report --bin $(BIN)
+
+clean:
+	rm -f $(BIN)

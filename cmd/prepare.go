@@ -1,0 +1,151 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"connector/pkg/auth"
+	"connector/pkg/diag"
+	"connector/pkg/httpx"
+	"connector/pkg/manifest"
+	"connector/pkg/run"
+	"connector/pkg/values"
+)
+
+// runFlags are the flags shared by the commands that talk to the API.
+type runFlags struct {
+	testingValues    string
+	testingValuesOut string
+	set              []string
+	timeout          time.Duration
+	streams          []string
+	maxPages         int
+	maxRecords       int
+	failFast         bool
+}
+
+func (f *runFlags) addTestingValues(c *cobra.Command) {
+	c.Flags().StringVar(&f.testingValues, "testing-values", "", "the testing values `file` (YAML or JSON) with the connector's configuration and credentials; - reads stdin")
+	c.Flags().StringArrayVar(&f.set, "set", nil, "override or add a testing value: `key.path=value` (value parsed as a YAML scalar; repeatable)")
+	c.Flags().DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of each HTTP request")
+	c.Flags().StringVar(&f.testingValuesOut, "testing-values-out", "", "write rotated OAuth tokens to this `file` instead of the testing values file")
+}
+
+// prepared is everything a run needs, built from the flags.
+type prepared struct {
+	def     *manifest.Definition
+	values  *values.Values
+	client  *httpx.Client
+	auth    auth.Authenticator
+	streams []*manifest.Stream
+}
+
+// prepare loads and checks the definition and the testing values, registers every secret
+// with the redactor and builds the HTTP client and the authenticator. No request is made.
+func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
+	if _, err := os.Stat(defPath); err != nil {
+		return nil, usagef("cannot read definition: %v", pathError(err))
+	}
+	def, diags := manifest.Load(defPath)
+	if diags.HasErrors() {
+		diags.Sort()
+		printDiagnostics(s, s.Err, diags)
+		s.summary(defPath, diags)
+		return nil, &silentError{code: exitInvalid}
+	}
+	p := &prepared{def: def}
+	streams, err := selectStreams(def, f.streams)
+	if err != nil {
+		return nil, err
+	}
+	p.streams = streams
+
+	if f.testingValues == "" {
+		return nil, usagef("--testing-values is required: the file with the connector's configuration and credentials (see testing-values.example.yaml)")
+	}
+	vals, err := values.Load(f.testingValues, s.In)
+	if err != nil {
+		var dl diag.List
+		if errors.As(err, &dl) {
+			printDiagnostics(s, s.Err, dl)
+			return nil, &silentError{code: exitInvalid}
+		}
+		return nil, usagef("cannot read testing values: %v", pathError(err))
+	}
+	for _, a := range f.set {
+		if err := vals.Set(a); err != nil {
+			return nil, usagef("%v", err)
+		}
+	}
+	p.values = vals
+	// Secrets first, so that nothing printed from here on can carry one.
+	s.redactor.Add(vals.Secrets(def.ConnectionSpec)...)
+	if err := vals.Validate(def.ConnectionSpec); err != nil {
+		var dl diag.List
+		if errors.As(err, &dl) {
+			printDiagnostics(s, s.Err, dl)
+			fmt.Fprintf(s.Err, "%s: the testing values do not match spec.connection_specification of %s\n", vals.File, defPath)
+			return nil, &silentError{code: exitInvalid}
+		}
+		return nil, &invalidError{err}
+	}
+	if err := manifest.CheckGrantType(def, vals.Map); err != nil {
+		return nil, &invalidError{err}
+	}
+	p.client = &httpx.Client{
+		HTTP:      &http.Client{},
+		Timeout:   f.timeout,
+		Redactor:  s.redactor,
+		UserAgent: "connector/" + version,
+	}
+	a, err := auth.New(def.Authenticator, auth.Env{
+		Config: vals.Map, Client: p.client, Redactor: s.redactor,
+	})
+	if err != nil {
+		if auth.IsAuthError(err) {
+			return nil, err
+		}
+		return nil, &invalidError{err}
+	}
+	p.auth = a
+	return p, nil
+}
+
+// pathError drops the operation from a file error: "open x: no such file" → "x: no such file".
+func pathError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func selectStreams(def *manifest.Definition, names []string) ([]*manifest.Stream, error) {
+	if len(names) == 0 {
+		return def.Streams, nil
+	}
+	var out []*manifest.Stream
+	for _, n := range names {
+		s := def.Stream(n)
+		if s == nil {
+			all := make([]string, len(def.Streams))
+			for i, s := range def.Streams {
+				all[i] = s.Name
+			}
+			return nil, usagef("unknown stream %q; the definition has: %s", n, strings.Join(all, ", "))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (p *prepared) options() *run.Options {
+	return &run.Options{Def: p.def, Config: p.values.Map, Auth: p.auth, Client: p.client}
+}

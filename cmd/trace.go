@@ -1,0 +1,295 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/fatih/color"
+	"github.com/spf13/cobra"
+
+	"connector/pkg/httpx"
+	"connector/pkg/paginate"
+	"connector/pkg/redact"
+	"connector/pkg/run"
+	"connector/pkg/template"
+)
+
+type traceOptions struct {
+	io     *ioStreams
+	def    string
+	flags  runFlags
+	format string
+}
+
+func newCmdTrace(io *ioStreams, runF func(*traceOptions) error) *cobra.Command {
+	opts := &traceOptions{io: io}
+	c := &cobra.Command{
+		Use:   "paginate-trace DEF --testing-values FILE",
+		Short: "Show every request, response and pagination decision of a read",
+		Long: `paginate-trace runs exactly what read runs, but instead of the records it prints on stdout,
+for every request (data requests and authentication requests: token refresh, session login),
+the method, URL, headers and body with secrets replaced by ****, the response status and size,
+the number of records extracted, the page token before and after, and the decision with its
+reason:
+
+  next: offset=200 (100 records ≥ limit 100)
+  stop: 37 records < limit 100
+  stop: no value at response.meta.next_cursor
+  stop: stop_condition true
+  stop: --max-pages 5
+  error: pagination token "abc" repeated
+
+--format json prints one JSON object per event, for scripts.`,
+		Example: `  connector paginate-trace definitions/offset-pagination.yaml --testing-values testing-values.example.yaml
+  connector paginate-trace def.yaml --testing-values creds.yaml --stream users --max-pages 3 --format json | jq .`,
+		Args: exactlyOneDefinition,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.def = args[0]
+			if err := checkFormat(opts.format, []string{"text", "json"}); err != nil {
+				return err
+			}
+			if err := checkLimits(&opts.flags); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return traceRun(c.Context(), opts)
+		},
+	}
+	opts.flags.addTestingValues(c)
+	addStreamFlags(c, &opts.flags)
+	c.Flags().StringVar(&opts.format, "format", "text", "output format: text or json (one object per event)")
+	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails")
+	return c
+}
+
+func traceRun(ctx context.Context, opts *traceOptions) error {
+	p, err := prepare(opts.io, opts.def, &opts.flags)
+	if err != nil {
+		return err
+	}
+	t := newTracer(opts.io, opts.format == "json")
+	p.client.Observe = t.exchange
+	ro := p.options()
+	ro.Observer = t
+	ro.MaxPages = opts.flags.maxPages
+	failed := 0
+	for _, s := range p.streams {
+		t.describe = describePagination(p, s.Name)
+		res := run.Stream(ctx, ro, s)
+		if res.Err != nil {
+			if errors.Is(res.Err, context.Canceled) || isBrokenPipe(res.Err) {
+				return res.Err
+			}
+			failed++
+			opts.io.printError(res.Err)
+			if opts.flags.failFast {
+				break
+			}
+		}
+	}
+	if failed > 0 {
+		return &silentError{code: exitFailure}
+	}
+	return nil
+}
+
+func describePagination(p *prepared, stream string) string {
+	s := p.def.Stream(stream)
+	pag, err := paginate.New(s.Paginator, p.values.Map)
+	if err != nil {
+		return "pagination: " + err.Error()
+	}
+	return pag.Describe()
+}
+
+// tracer prints the events of a read: every HTTP attempt (from the client) and every page
+// decision (from the read loop). Every text is redacted before it is written.
+type tracer struct {
+	mu       sync.Mutex
+	w        io.Writer
+	json     bool
+	redactor *redact.Redactor
+	stream   string
+	describe string
+	bold     func(string) string
+	dim      func(string) string
+	green    func(string) string
+	red      func(string) string
+	cyan     func(string) string
+}
+
+func newTracer(s *ioStreams, asJSON bool) *tracer {
+	return &tracer{
+		w: s.Out, json: asJSON, redactor: s.redactor,
+		bold:  s.paint(false, color.Bold),
+		dim:   s.paint(false, color.Faint),
+		green: s.paint(false, color.FgGreen),
+		red:   s.paint(false, color.FgRed, color.Bold),
+		cyan:  s.paint(false, color.FgCyan),
+	}
+}
+
+func (t *tracer) emit(event map[string]any) {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(event)
+	io.WriteString(t.w, t.redactor.String(buf.String()))
+}
+
+func (t *tracer) printf(format string, args ...any) {
+	io.WriteString(t.w, t.redactor.String(fmt.Sprintf(format, args...)))
+}
+
+func (t *tracer) StreamStart(stream string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stream = stream
+	if t.json {
+		t.emit(map[string]any{"event": "stream_start", "stream": stream, "pagination": t.describe})
+		return
+	}
+	t.printf("%s %s (%s)\n", t.bold("stream"), t.bold(stream), t.describe)
+}
+
+func (t *tracer) exchange(e httpx.Exchange) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.json {
+		ev := map[string]any{
+			"event": "request", "stream": t.stream, "kind": e.Kind, "attempt": e.Attempt,
+			"method": e.Method, "url": e.URL, "headers": flatHeaders(e.Header),
+			"status": e.Status, "size": e.Size,
+		}
+		if e.Body != "" {
+			ev["body"] = e.Body
+		}
+		if e.Err != "" {
+			ev["error"] = e.Err
+		}
+		if e.Wait > 0 {
+			ev["retry_in"] = e.Wait.String()
+		}
+		t.emit(ev)
+		return
+	}
+	label := e.Kind
+	if e.Attempt > 1 {
+		label += fmt.Sprintf(", attempt %d", e.Attempt)
+	}
+	t.printf("  %s %s %s\n", t.cyan("→ "+e.Method), e.URL, t.dim("("+label+")"))
+	for _, k := range sortedHeaderKeys(e.Header) {
+		for _, v := range e.Header[k] {
+			t.printf("      %s %s\n", t.dim(k+":"), v)
+		}
+	}
+	if e.Body != "" {
+		t.printf("      %s %s\n", t.dim("body:"), e.Body)
+	}
+	switch {
+	case e.Err != "":
+		t.printf("    %s %s\n", t.red("✗"), e.Err)
+	default:
+		status := fmt.Sprintf("%d %s", e.Status, http.StatusText(e.Status))
+		if e.Status >= 400 {
+			status = t.red(status)
+		} else {
+			status = t.green(status)
+		}
+		t.printf("    ← %s, %s\n", status, plural(e.Size, "byte"))
+	}
+	if e.Wait > 0 {
+		t.printf("    retry in %s\n", e.Wait)
+	}
+}
+
+func (t *tracer) Page(ev run.PageEvent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	decision := "next"
+	if ev.Stop {
+		decision = "stop"
+	}
+	if strings.HasPrefix(ev.Reason, "error:") {
+		decision = "error"
+	}
+	if t.json {
+		t.emit(map[string]any{
+			"event": "page", "stream": ev.Stream, "page": ev.Number, "status": ev.Status,
+			"size": ev.Size, "records": ev.Records, "emitted": ev.Emitted,
+			"token_before": tokenJSON(ev.TokenBefore), "token_after": tokenJSON(ev.TokenAfter),
+			"decision": decision, "reason": ev.Reason,
+		})
+		return
+	}
+	t.printf("    page %d: %s extracted, token %s → %s\n", ev.Number, plural(ev.Records, "record"),
+		tokenText(ev.TokenBefore), tokenText(ev.TokenAfter))
+	reason := ev.Reason
+	switch decision {
+	case "next":
+		reason = t.green(reason)
+	case "error":
+		reason = t.red(reason)
+	default:
+		reason = t.bold(reason)
+	}
+	t.printf("    %s\n", reason)
+}
+
+func (t *tracer) StreamEnd(res run.Result) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.json {
+		ev := map[string]any{"event": "stream_end", "stream": res.Stream, "pages": res.Pages, "records": res.Records}
+		if res.Err != nil {
+			ev["error"] = res.Err.Error()
+		}
+		t.emit(ev)
+		return
+	}
+	t.printf("  %s: %s, %s\n", res.Stream, plural(res.Pages, "page"), plural(res.Records, "record"))
+}
+
+func tokenText(v any) string {
+	if v == nil {
+		return "none"
+	}
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return template.ToString(v)
+}
+
+func tokenJSON(v any) any {
+	switch x := v.(type) {
+	case nil, string, bool, int64, int, float64:
+		return x
+	}
+	return template.ToString(v)
+}
+
+func flatHeaders(h http.Header) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		out[k] = strings.Join(v, ", ")
+	}
+	return out
+}
+
+func sortedHeaderKeys(h http.Header) []string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,232 @@
+// Package auth applies a connector's authenticator to outgoing requests: it renders the
+// credentials from the testing values once, registers them with the redactor, and for
+// token-based methods fetches, caches and refreshes the token.
+package auth
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"connector/pkg/httpx"
+	"connector/pkg/manifest"
+	"connector/pkg/redact"
+	"connector/pkg/request"
+	"connector/pkg/template"
+)
+
+// Authenticator applies credentials to a request being built.
+type Authenticator interface {
+	// Apply adds the credentials to b, fetching a token first when the method needs one.
+	Apply(ctx context.Context, b *request.Builder) error
+	// Name is the authenticator type, for messages.
+	Name() string
+}
+
+// Retrier is implemented by authenticators that can recover from a 401 on a data request
+// (OAuth: refresh the token once and retry the request once).
+type Retrier interface {
+	// Renew forces a new token; it reports false when the method cannot renew.
+	Renew(ctx context.Context) (bool, error)
+}
+
+// Env is what an authenticator needs from the run.
+type Env struct {
+	// Config is the testing values.
+	Config   map[string]any
+	Client   *httpx.Client
+	Redactor *redact.Redactor
+	Now      func() time.Time
+	// ConfigUpdated is called after a token refresh changed values of the testing values
+	// (refresh_token_updater); it receives the paths and values written.
+	ConfigUpdated func(updates []Update) error
+}
+
+// Update is one value written back to the testing values.
+type Update struct {
+	Path  []string
+	Value any
+}
+
+// Error is an authentication failure (exit code 1).
+type Error struct {
+	Msg string
+}
+
+func (e *Error) Error() string { return "authentication failed: " + e.Msg }
+
+// IsAuthError reports whether err is an authentication failure.
+func IsAuthError(err error) bool {
+	var ae *Error
+	return errors.As(err, &ae)
+}
+
+// New builds the authenticator of a definition; a nil definition means no authentication.
+func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if a == nil || a.Type == manifest.NoAuth {
+		return noAuth{}, nil
+	}
+	vars := map[string]any{"config": env.Config, "parameters": params(a.Parameters)}
+	render := func(t *template.Template, field string) (string, error) {
+		if t == nil {
+			return "", nil
+		}
+		s, err := t.Render(vars)
+		if err != nil {
+			return "", fmt.Errorf("%s.%s: %w", a.Type, field, err)
+		}
+		return s, nil
+	}
+	switch a.Type {
+	case manifest.BasicAuth:
+		user, err := render(a.Username, "username")
+		if err != nil {
+			return nil, err
+		}
+		pass, err := render(a.Password, "password")
+		if err != nil {
+			return nil, err
+		}
+		env.Redactor.Add(user, pass)
+		env.Redactor.AddBasic(user, pass)
+		return basic{user: user, pass: pass}, nil
+	case manifest.BearerAuth:
+		tok, err := render(a.APIToken, "api_token")
+		if err != nil {
+			return nil, err
+		}
+		if tok == "" {
+			return nil, &Error{Msg: fmt.Sprintf("BearerAuthenticator: api_token %s renders empty; set it in the testing values", a.APIToken.Source())}
+		}
+		env.Redactor.Add(tok)
+		return bearer{token: tok}, nil
+	case manifest.APIKeyAuth:
+		key, err := render(a.APIToken, "api_token")
+		if err != nil {
+			return nil, err
+		}
+		if key == "" {
+			return nil, &Error{Msg: fmt.Sprintf("ApiKeyAuthenticator: api_token %s renders empty; set it in the testing values", a.APIToken.Source())}
+		}
+		env.Redactor.Add(key)
+		opt, err := resolveOption(a.Inject, vars)
+		if err != nil {
+			return nil, fmt.Errorf("ApiKeyAuthenticator: %w", err)
+		}
+		return apiKey{key: key, opt: opt}, nil
+	case manifest.OAuthAuth:
+		return newOAuth(a, env, vars)
+	case manifest.SessionAuth:
+		return newSession(a, env, vars)
+	}
+	return nil, fmt.Errorf("authenticator %s is not supported", a.Type)
+}
+
+func params(p map[string]any) map[string]any {
+	if p == nil {
+		return map[string]any{}
+	}
+	return p
+}
+
+// Option is a RequestOption with its field name rendered.
+type Option struct {
+	Place string   // manifest.Inject* constant
+	Name  string   // header, parameter or form field name, or top-level JSON property
+	Path  []string // nested JSON property (body_json with field_path)
+}
+
+func resolveOption(o *manifest.RequestOption, vars map[string]any) (Option, error) {
+	if o == nil {
+		return Option{}, errors.New("no inject_into option")
+	}
+	out := Option{Place: o.InjectInto}
+	if o.FieldName != nil {
+		s, err := o.FieldName.Render(vars)
+		if err != nil {
+			return out, fmt.Errorf("field_name: %w", err)
+		}
+		out.Name = s
+	}
+	for _, seg := range o.FieldPath {
+		s, err := seg.Render(vars)
+		if err != nil {
+			return out, fmt.Errorf("field_path: %w", err)
+		}
+		out.Path = append(out.Path, s)
+	}
+	if out.Name == "" && len(out.Path) == 0 {
+		return out, errors.New("the request option has an empty field name")
+	}
+	return out, nil
+}
+
+// Inject puts value into b at the option's place.
+func (o Option) Inject(b *request.Builder, value string, source string) error {
+	switch o.Place {
+	case manifest.InjectHeader:
+		return b.SetHeader(o.Name, value, source)
+	case manifest.InjectParameter:
+		return b.SetParam(o.Name, []string{value}, source)
+	case manifest.InjectBodyData:
+		return b.SetForm(o.Name, []string{value}, source)
+	case manifest.InjectBodyJSON:
+		path := o.Path
+		if len(path) == 0 {
+			path = []string{o.Name}
+		}
+		return b.SetJSON(path, value, source)
+	}
+	return fmt.Errorf("cannot inject into %q", o.Place)
+}
+
+type noAuth struct{}
+
+func (noAuth) Apply(context.Context, *request.Builder) error { return nil }
+func (noAuth) Name() string                                  { return manifest.NoAuth }
+
+type basic struct{ user, pass string }
+
+func (a basic) Apply(_ context.Context, b *request.Builder) error {
+	enc := base64.StdEncoding.EncodeToString([]byte(a.user + ":" + a.pass))
+	return b.SetHeader("Authorization", "Basic "+enc, "the authenticator")
+}
+func (basic) Name() string { return manifest.BasicAuth }
+
+type bearer struct{ token string }
+
+func (a bearer) Apply(_ context.Context, b *request.Builder) error {
+	return b.SetHeader("Authorization", "Bearer "+a.token, "the authenticator")
+}
+func (bearer) Name() string { return manifest.BearerAuth }
+
+type apiKey struct {
+	key string
+	opt Option
+}
+
+func (a apiKey) Apply(_ context.Context, b *request.Builder) error {
+	return a.opt.Inject(b, a.key, "the authenticator")
+}
+func (apiKey) Name() string { return manifest.APIKeyAuth }
+
+// statusMessage turns an HTTP failure of a token or login request into an authentication
+// error naming the endpoint and the status.
+func statusMessage(what string, err error) error {
+	var se *httpx.StatusError
+	if errors.As(err, &se) {
+		msg := fmt.Sprintf("%s: %d %s from %s %s", what, se.Status, http.StatusText(se.Status), se.Method, se.URL)
+		if se.Body != "" {
+			msg += ": " + se.Body
+		}
+		return &Error{Msg: msg}
+	}
+	return &Error{Msg: what + ": " + strings.TrimPrefix(err.Error(), "authentication failed: ")}
+}

@@ -1,0 +1,342 @@
+// Package extract takes records out of a JSON response body in one pass.
+//
+// Records are kept as the bytes the API sent (compacted when the API sent whitespace), so key
+// order and number spelling survive untouched; Go values are built only for what a template
+// needs to read: the whole body (`response`), or the records themselves (`last_records`, a
+// record filter).
+package extract
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Wildcard is the field path segment that matches every key or index at its level.
+const Wildcard = "*"
+
+// Want says which Go values Parse must build besides the raw records.
+type Want struct {
+	// Body builds the whole decoded body (the `response` template variable).
+	Body bool
+	// Values builds a decoded value for every record (`last_records`, record filters).
+	Values bool
+}
+
+// Record is one extracted record.
+type Record struct {
+	// Raw is the record's JSON text, without insignificant whitespace. It aliases the body
+	// unless the body had whitespace inside the record.
+	Raw []byte
+	// Value is the decoded record (map[string]any, []any, string, json.Number, bool or nil)
+	// when Want.Values was set.
+	Value any
+}
+
+// Page is a parsed response body.
+type Page struct {
+	Records []Record
+	// Body is the decoded body when Want.Body was set.
+	Body any
+}
+
+// SyntaxError is a body that is not valid JSON.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
+}
+
+// ErrEmpty is returned for a body that holds nothing but whitespace.
+var ErrEmpty = errors.New("empty response body")
+
+// Parse validates body as one JSON value and extracts the records at path. An empty path
+// selects the whole body. A list found at a path without wildcards yields one record per
+// element; an object yields one record; null or a missing path yields no record. With
+// wildcards, every value matched at the end of the path is one record.
+func Parse(body []byte, path []string, want Want) (*Page, error) {
+	p := parser{data: body, path: path, want: want}
+	for _, s := range path {
+		if s == Wildcard {
+			p.wild = true
+		}
+	}
+	p.ws()
+	if p.pos >= len(p.data) {
+		return nil, ErrEmpty
+	}
+	page := &Page{}
+	p.page = page
+	v, err := p.value(0, true, want.Body)
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if p.pos != len(p.data) {
+		return nil, p.errorf("unexpected %q after the JSON value", p.data[p.pos])
+	}
+	if want.Body {
+		page.Body = v
+	}
+	return page, nil
+}
+
+type parser struct {
+	data []byte
+	pos  int
+	path []string
+	wild bool
+	want Want
+	page *Page
+	// spaced is set when whitespace was skipped inside the value being scanned.
+	spaced bool
+}
+
+func (p *parser) errorf(format string, args ...any) error {
+	return &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ws skips whitespace and records whether there was any.
+func (p *parser) ws() {
+	start := p.pos
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			if p.pos != start {
+				p.spaced = true
+			}
+			return
+		}
+	}
+	if p.pos != start {
+		p.spaced = true
+	}
+}
+
+// value scans one value at the given depth of the field path. onPath says that every key
+// so far matched the path. build says that a Go value must be returned.
+func (p *parser) value(depth int, onPath, build bool) (any, error) {
+	if onPath && depth == len(p.path) {
+		return p.selected(build)
+	}
+	if p.pos >= len(p.data) {
+		return nil, p.errorf("unexpected end of body")
+	}
+	switch c := p.data[p.pos]; c {
+	case '{':
+		return p.object(depth, onPath, build)
+	case '[':
+		return p.array(depth, onPath, build)
+	default:
+		return p.scalar(build)
+	}
+}
+
+// selected scans the value at the end of the field path and turns it into records.
+func (p *parser) selected(build bool) (any, error) {
+	if p.pos >= len(p.data) {
+		return nil, p.errorf("unexpected end of body")
+	}
+	if p.data[p.pos] == '[' && !p.wild {
+		// A list: one record per element.
+		return p.arrayOf(build, func(raw []byte, v any) {
+			p.page.Records = append(p.page.Records, Record{Raw: raw, Value: v})
+		})
+	}
+	if p.data[p.pos] == 'n' && !p.wild {
+		return p.scalar(build)
+	}
+	v, raw, err := p.recordValue(build)
+	if err != nil {
+		return nil, err
+	}
+	p.page.Records = append(p.page.Records, Record{Raw: raw, Value: recordValue(v, p.want.Values)})
+	return v, nil
+}
+
+func recordValue(v any, want bool) any {
+	if want {
+		return v
+	}
+	return nil
+}
+
+// recordValue scans a value that is a record: it returns its compacted raw text and, when
+// build or Want.Values is set, its decoded value.
+func (p *parser) recordValue(build bool) (any, []byte, error) {
+	saved := p.spaced
+	p.spaced = false
+	start := p.pos
+	v, err := p.value(-1, false, build || p.want.Values)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw := p.data[start:p.pos]
+	if p.spaced {
+		raw = compact(raw)
+	}
+	p.spaced = saved || p.spaced
+	return v, raw, nil
+}
+
+func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) {
+	p.pos++ // [
+	var list []any
+	if build {
+		list = []any{}
+	}
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return list, nil
+	}
+	for {
+		p.ws()
+		v, raw, err := p.recordValue(build)
+		if err != nil {
+			return nil, err
+		}
+		emit(raw, recordValue(v, p.want.Values))
+		if build {
+			list = append(list, v)
+		}
+		p.ws()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of body inside a list")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return list, nil
+		default:
+			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
+		}
+	}
+}
+
+func (p *parser) object(depth int, onPath, build bool) (any, error) {
+	p.pos++ // {
+	var m map[string]any
+	if build {
+		m = map[string]any{}
+	}
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return m, nil
+	}
+	for {
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.errorf("expected a quoted key in an object")
+		}
+		key, err := p.str(true)
+		if err != nil {
+			return nil, err
+		}
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.errorf("expected : after an object key")
+		}
+		p.pos++
+		p.ws()
+		next := onPath && depth >= 0 && depth < len(p.path) &&
+			(p.path[depth] == key.(string) || p.path[depth] == Wildcard)
+		v, err := p.value(depth+1, next, build)
+		if err != nil {
+			return nil, err
+		}
+		if build {
+			m[key.(string)] = v
+		}
+		p.ws()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of body inside an object")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return m, nil
+		default:
+			return nil, p.errorf("expected , or } in an object, found %q", p.data[p.pos])
+		}
+	}
+}
+
+func (p *parser) array(depth int, onPath, build bool) (any, error) {
+	p.pos++ // [
+	var list []any
+	if build {
+		list = []any{}
+	}
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return list, nil
+	}
+	for i := 0; ; i++ {
+		p.ws()
+		next := onPath && depth >= 0 && depth < len(p.path) &&
+			(p.path[depth] == Wildcard || p.path[depth] == itoa(i))
+		v, err := p.value(depth+1, next, build)
+		if err != nil {
+			return nil, err
+		}
+		if build {
+			list = append(list, v)
+		}
+		p.ws()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of body inside a list")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return list, nil
+		default:
+			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
+		}
+	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return fmt.Sprint(i)
+}
+
+func (p *parser) scalar(build bool) (any, error) {
+	c := p.data[p.pos]
+	switch {
+	case c == '"':
+		return p.str(build)
+	case c == 't':
+		return p.literal("true", true)
+	case c == 'f':
+		return p.literal("false", false)
+	case c == 'n':
+		return p.literal("null", nil)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number(build)
+	}
+	return nil, p.errorf("unexpected %q", c)
+}
+
+func (p *parser) literal(word string, v any) (any, error) {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return nil, p.errorf("invalid literal")
+	}
+	p.pos += len(word)
+	return v, nil
+}

@@ -1,0 +1,92 @@
+package httpx
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"connector/pkg/redact"
+)
+
+func TestRetriesHonourRetryAfter(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch calls.Add(1) {
+		case 1:
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(429)
+		case 2:
+			w.WriteHeader(503)
+		default:
+			w.Write([]byte(`{"ok":true}`))
+		}
+	}))
+	defer srv.Close()
+	var waits []time.Duration
+	var seen []Exchange
+	c := &Client{HTTP: srv.Client(), Sleep: func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	}, Observe: func(e Exchange) { seen = append(seen, e) }}
+	resp, err := c.Do(context.Background(), &Request{Kind: "data", Method: "GET", URL: srv.URL + "/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != `{"ok":true}` {
+		t.Fatalf("body %q", resp.Body)
+	}
+	if len(waits) != 2 || waits[0] != 7*time.Second || waits[1] != 2*time.Second {
+		t.Fatalf("waits %v, want [7s 2s]", waits)
+	}
+	if len(seen) != 3 || seen[0].Status != 429 || seen[1].Status != 503 || seen[2].Status != 200 {
+		t.Fatalf("exchanges %+v", seen)
+	}
+}
+
+func TestStatusErrorRedactedAndNotRetried(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(404)
+		w.Write([]byte("no such key topsecret\n  here"))
+	}))
+	defer srv.Close()
+	var r redact.Redactor
+	r.Add("topsecret")
+	c := &Client{HTTP: srv.Client(), Redactor: &r}
+	_, err := c.Do(context.Background(), &Request{Method: "GET", URL: srv.URL + "/x?key=topsecret"})
+	want := "404 Not Found from GET " + srv.URL + "/x?key=**** : no such key **** here"
+	want = strings.Replace(want, "**** :", "****:", 1)
+	if err == nil || err.Error() != want {
+		t.Fatalf("err %v\nwant %s", err, want)
+	}
+	if calls.Load() != 1 {
+		t.Fatalf("%d calls, want 1", calls.Load())
+	}
+}
+
+func TestRetryAfterDate(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	d, ok := retryAfter(now.Add(30*time.Second).Format(http.TimeFormat), now)
+	if !ok || d != 30*time.Second {
+		t.Fatalf("got %v %v", d, ok)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := &Client{HTTP: srv.Client(), Timeout: 50 * time.Millisecond, MaxRetries: -1}
+	_, err := c.Do(context.Background(), &Request{Method: "GET", URL: srv.URL})
+	if err == nil || !strings.Contains(err.Error(), "no complete response within 50ms") {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -1,0 +1,730 @@
+package manifest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"connector/pkg/diag"
+	"connector/pkg/template"
+)
+
+// Template variables of each kind of field.
+var (
+	requestVars = []string{"config", "parameters", "next_page_token", "stream_slice", "stream_partition",
+		"stream_interval", "stream_state"}
+	authVars   = []string{"config", "parameters"}
+	cursorVars = []string{"config", "parameters", "response", "headers", "last_records", "last_record",
+		"last_page_size", "next_page_token", "stream_slice", "stream_partition", "stream_interval", "stream_state"}
+	sizeVars      = []string{"config", "parameters"}
+	fieldPathVars = []string{"config", "parameters", "stream_slice", "stream_partition", "stream_interval"}
+	filterVars    = []string{"record", "config", "parameters", "next_page_token", "stream_slice",
+		"stream_partition", "stream_interval", "stream_state"}
+	sessionTokenVars = []string{"config", "parameters", "session_token"}
+)
+
+func pos(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{}
+	}
+	return Pos{Line: n.Line, Column: n.Column}
+}
+
+// buildDefinition reads the top level and every component the tool runs.
+func (l *loader) buildDefinition(root *yaml.Node) *Definition {
+	def := &Definition{File: l.file}
+	top, ok := l.component(root, "", nil, "DeclarativeSource")
+	if !ok {
+		return nil
+	}
+	if top.typ != "DeclarativeSource" {
+		l.at(top.vals["type"], "type", diag.CodeType, fmt.Sprintf("the top-level type must be DeclarativeSource, not %s", top.typ), "")
+	}
+	top.checkFields("DeclarativeSource")
+	if d := top.vals["definitions"]; !isNull(d) && d.Kind != yaml.MappingNode {
+		l.at(d, "definitions", diag.CodeType, fmt.Sprintf("`definitions` must be a mapping, not %s", kindName(d)), "")
+	}
+	if v := top.vals["version"]; !isNull(v) && v.Kind != yaml.ScalarNode {
+		l.at(v, "version", diag.CodeType, fmt.Sprintf("`version` must be a string, not %s", kindName(v)), "")
+	}
+	for _, k := range []string{"metadata", "schemas"} {
+		if v := top.vals[k]; !isNull(v) && v.Kind != yaml.MappingNode {
+			l.at(v, k, diag.CodeType, fmt.Sprintf("`%s` must be a mapping, not %s", k, kindName(v)), "")
+		}
+	}
+	l.unsupportedValue(top.vals["api_budget"], "api_budget", "HTTPAPIBudget")
+	dynamic := top.vals["dynamic_streams"]
+	l.unsupportedValue(dynamic, "dynamic_streams", "DynamicDeclarativeStream")
+
+	names := map[string]*yaml.Node{}
+	streams := top.vals["streams"]
+	switch {
+	case isNull(streams):
+		if isEmpty(dynamic) {
+			l.at(root, "", diag.CodeMissingField, "the definition is missing the required field `streams`", "")
+		}
+	case streams.Kind != yaml.SequenceNode:
+		l.at(streams, "streams", diag.CodeType, fmt.Sprintf("`streams` must be a list, not %s", kindName(streams)), "")
+	default:
+		for i, sn := range streams.Content {
+			s, name := l.stream(sn, fmt.Sprintf("streams[%d]", i))
+			if name != nil {
+				if prev, dup := names[name.Value]; dup {
+					l.at(name, fmt.Sprintf("streams[%d].name", i), diag.CodeType,
+						fmt.Sprintf("stream name `%s` is already used by the stream at line %d:%d", name.Value, prev.Line, prev.Column),
+						"stream names must be unique")
+				} else {
+					names[name.Value] = name
+				}
+			}
+			if s != nil {
+				def.Streams = append(def.Streams, s)
+			}
+		}
+	}
+
+	if cn := top.vals["check"]; !isNull(cn) {
+		def.CheckStreams = l.check(cn, names, isEmpty(dynamic))
+	}
+	if sn := top.vals["spec"]; !isNull(sn) {
+		def.ConnectionSpec, def.AdvancedAuth = l.spec(sn)
+	}
+	if cl := top.vals["concurrency_level"]; !isNull(cl) {
+		if c, ok := l.component(cl, "concurrency_level", nil, "ConcurrencyLevel"); ok {
+			if c.typ != "ConcurrencyLevel" {
+				l.at(c.vals["type"], "concurrency_level.type", diag.CodeType, fmt.Sprintf("`concurrency_level` must be a ConcurrencyLevel, not %s", c.typ), "")
+			} else {
+				c.checkFields("ConcurrencyLevel")
+				if v := c.get("default_concurrency"); v != nil && v.Tag == "!!int" {
+					def.ConcurrencyLevel, _ = strconv.Atoi(v.Value)
+				} else if v != nil && !(isString(v)) {
+					l.at(v, "concurrency_level.default_concurrency", diag.CodeType, fmt.Sprintf("`default_concurrency` must be an integer or a template, not %s", kindName(v)), "")
+				}
+			}
+		}
+	}
+	return def
+}
+
+// check reads check: CheckStream{stream_names}.
+func (l *loader) check(n *yaml.Node, names map[string]*yaml.Node, verifyNames bool) []string {
+	c, ok := l.component(n, "check", nil, "CheckStream")
+	if !ok {
+		return nil
+	}
+	if c.typ != "CheckStream" {
+		l.unsupported(n, "check", c.typ, "check")
+		return nil
+	}
+	c.checkFields("CheckStream")
+	sn := c.get("stream_names")
+	if isNull(sn) {
+		return nil
+	}
+	if sn.Kind != yaml.SequenceNode {
+		l.at(sn, "check.stream_names", diag.CodeType, fmt.Sprintf("`stream_names` must be a list of stream names, not %s", kindName(sn)), "")
+		return nil
+	}
+	var out []string
+	for i, item := range sn.Content {
+		p := fmt.Sprintf("check.stream_names[%d]", i)
+		if item.Kind != yaml.ScalarNode {
+			l.at(item, p, diag.CodeType, fmt.Sprintf("a stream name must be a string, not %s", kindName(item)), "")
+			continue
+		}
+		if _, ok := names[item.Value]; !ok && verifyNames {
+			known := make([]string, 0, len(names))
+			for k := range names {
+				known = append(known, k)
+			}
+			hint := ""
+			if s := suggest(item.Value, known); s != "" {
+				hint = fmt.Sprintf("did you mean `%s`?", s)
+			}
+			l.at(item, p, diag.CodeType, fmt.Sprintf("check names the stream `%s`, which is not defined", item.Value), hint)
+			continue
+		}
+		out = append(out, item.Value)
+	}
+	return out
+}
+
+// spec reads spec: Spec{connection_specification, advanced_auth}.
+func (l *loader) spec(n *yaml.Node) (conn, adv map[string]any) {
+	c, ok := l.component(n, "spec", nil, "Spec")
+	if !ok {
+		return nil, nil
+	}
+	if c.typ != "Spec" {
+		l.at(c.vals["type"], "spec.type", diag.CodeType, fmt.Sprintf("`spec` must be a Spec, not %s", c.typ), "")
+		return nil, nil
+	}
+	c.checkFields("Spec")
+	if cs := c.require("connection_specification"); cs != nil {
+		if cs.Kind != yaml.MappingNode {
+			l.at(cs, "spec.connection_specification", diag.CodeType, fmt.Sprintf("`connection_specification` must be a mapping (a JSON schema), not %s", kindName(cs)), "")
+		} else {
+			conn, _ = toValue(cs).(map[string]any)
+		}
+	}
+	if aa := c.get("advanced_auth"); aa != nil {
+		if aa.Kind != yaml.MappingNode {
+			l.at(aa, "spec.advanced_auth", diag.CodeType, fmt.Sprintf("`advanced_auth` must be a mapping, not %s", kindName(aa)), "")
+		} else {
+			adv, _ = toValue(aa).(map[string]any)
+		}
+	}
+	if r := c.get("config_normalization_rules"); !isEmpty(r) {
+		l.unsupportedValue(r, "spec.config_normalization_rules", "ConfigNormalizationRules")
+	}
+	return conn, adv
+}
+
+// stream reads one entry of streams. It returns the stream (nil when it cannot be run)
+// and the node of its name, for the uniqueness check.
+func (l *loader) stream(n *yaml.Node, path string) (*Stream, *yaml.Node) {
+	c, ok := l.component(n, path, nil, "DeclarativeStream")
+	if !ok {
+		return nil, nil
+	}
+	name := c.get("name")
+	if name != nil && name.Kind != yaml.ScalarNode {
+		l.at(name, c.fieldPath("name"), diag.CodeType, fmt.Sprintf("the stream name must be a string, not %s", kindName(name)), "")
+		name = nil
+	}
+	if c.typ != "DeclarativeStream" {
+		l.unsupported(n, path, c.typ, "stream")
+		return nil, name
+	}
+	c.checkFields("DeclarativeStream")
+	if name == nil {
+		c.require("name")
+	}
+	s := &Stream{Pos: pos(n)}
+	if name != nil {
+		s.Name = name.Value
+	}
+	if pk := c.get("primary_key"); pk != nil {
+		if !primaryKeyOK(pk) {
+			l.at(pk, c.fieldPath("primary_key"), diag.CodeType, fmt.Sprintf("`primary_key` must be a string, a list of strings or a list of lists of strings, not %s", kindName(pk)), "")
+		}
+		s.PrimaryKey = toValue(pk)
+	}
+	l.unsupportedValue(c.get("incremental_sync"), c.fieldPath("incremental_sync"), "incremental_sync")
+	l.unsupportedValue(c.get("transformations"), c.fieldPath("transformations"), "transformations")
+	l.unsupportedValue(c.get("file_uploader"), c.fieldPath("file_uploader"), "FileUploader")
+	if sl := c.get("schema_loader"); sl != nil && sl.Kind != yaml.MappingNode && sl.Kind != yaml.SequenceNode && !isRefString(sl) {
+		l.at(sl, c.fieldPath("schema_loader"), diag.CodeType, fmt.Sprintf("`schema_loader` must be a mapping or a list, not %s", kindName(sl)), "")
+	}
+	rn := c.require("retriever")
+	if rn == nil {
+		return nil, name
+	}
+	auth := &streamAuth{name: s.Name, path: path}
+	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth) {
+		return nil, name
+	}
+	return s, name
+}
+
+func primaryKeyOK(n *yaml.Node) bool {
+	if n.Kind == yaml.ScalarNode {
+		return true
+	}
+	if n.Kind != yaml.SequenceNode {
+		return false
+	}
+	for _, item := range n.Content {
+		if item.Kind == yaml.SequenceNode {
+			for _, x := range item.Content {
+				if x.Kind != yaml.ScalarNode {
+					return false
+				}
+			}
+		} else if item.Kind != yaml.ScalarNode {
+			return false
+		}
+	}
+	return true
+}
+
+// retriever reads a SimpleRetriever into s; false when the stream cannot be run.
+func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream, auth *streamAuth) bool {
+	c, ok := l.component(n, path, parent, "SimpleRetriever")
+	if !ok {
+		return false
+	}
+	if c.typ != "SimpleRetriever" {
+		l.unsupported(n, path, c.typ, "retriever")
+		return false
+	}
+	c.checkFields("SimpleRetriever")
+	ok = true
+	for _, f := range []string{"partition_router", "stream_slicer"} {
+		if v := c.get(f); !isEmpty(v) {
+			l.unsupportedValue(v, c.fieldPath(f), f)
+			ok = false
+		}
+	}
+	if v := c.get("pagination_reset"); !isEmpty(v) {
+		l.unsupportedValue(v, c.fieldPath("pagination_reset"), "PaginationReset")
+		ok = false
+	}
+	if !l.decoder(c, "decoder") {
+		ok = false
+	}
+	for _, f := range []string{"ignore_stream_slicer_parameters_on_paginated_requests"} {
+		l.boolField(c, f)
+	}
+	var uses []optionUse
+	if rq := c.require("requester"); rq != nil {
+		rc, rok := l.component(rq, c.fieldPath("requester"), c.params, "HttpRequester")
+		if rok {
+			if rc.typ != "HttpRequester" {
+				l.unsupported(rq, rc.path, rc.typ, "requester")
+				ok = false
+			} else {
+				auth.requester = rq
+				l.streams = append(l.streams, auth)
+				s.Requester = l.requester(rc, requestVars, auth, &uses)
+			}
+		}
+	}
+	if sel := c.require("record_selector"); sel != nil {
+		s.Selector = l.selector(sel, c.fieldPath("record_selector"), c.params)
+	}
+	if pn := c.get("paginator"); pn != nil {
+		s.Paginator = l.paginator(pn, c.fieldPath("paginator"), c.params, &uses)
+	}
+	l.conflicts = append(l.conflicts, uses)
+	return ok && s.Requester != nil && s.Selector != nil
+}
+
+// decoder checks a decoder field: JsonDecoder (the default) is what the tool reads.
+func (l *loader) decoder(c *comp, field string) bool {
+	d := c.get(field)
+	if isEmpty(d) {
+		return true
+	}
+	dc, ok := l.component(d, c.fieldPath(field), c.params, "")
+	if !ok {
+		return false
+	}
+	if dc.typ != "JsonDecoder" {
+		l.unsupported(d, dc.path, dc.typ, field)
+		return false
+	}
+	dc.checkFields("JsonDecoder")
+	return true
+}
+
+func (l *loader) boolField(c *comp, f string) (val, set bool) {
+	v := c.get(f)
+	if v == nil {
+		return false, false
+	}
+	if v.Tag == "!!bool" {
+		b, _ := strconv.ParseBool(v.Value)
+		return b, true
+	}
+	if isString(v) {
+		if b, err := strconv.ParseBool(strings.ToLower(v.Value)); err == nil {
+			return b, true
+		}
+	}
+	l.at(v, c.fieldPath(f), diag.CodeType, fmt.Sprintf("`%s` must be true or false, not %s", f, kindName(v)), "")
+	return false, false
+}
+
+// stringTemplate schedules a scalar field as a template; other kinds are type errors.
+func (l *loader) stringTemplate(c *comp, f string, vars []string, dst **template.Template) *pendingTemplate {
+	v := c.get(f)
+	if v == nil {
+		return nil
+	}
+	if v.Kind != yaml.ScalarNode {
+		l.at(v, c.fieldPath(f), diag.CodeType, fmt.Sprintf("`%s` must be a string, not %s", f, kindName(v)), "")
+		return nil
+	}
+	return l.tmpl(v, c.fieldPath(f), f, vars, dst)
+}
+
+// plainString reads a field that is a plain string (no template).
+func (l *loader) plainString(c *comp, f, def string) string {
+	v := c.get(f)
+	if v == nil {
+		return def
+	}
+	if v.Kind != yaml.ScalarNode {
+		l.at(v, c.fieldPath(f), diag.CodeType, fmt.Sprintf("`%s` must be a string, not %s", f, kindName(v)), "")
+		return def
+	}
+	if v.Value == "" {
+		return def
+	}
+	return v.Value
+}
+
+// stringList reads a list of strings.
+func (l *loader) stringList(c *comp, f string) ([]string, bool) {
+	v := c.get(f)
+	if v == nil {
+		return nil, false
+	}
+	if v.Kind != yaml.SequenceNode {
+		l.at(v, c.fieldPath(f), diag.CodeType, fmt.Sprintf("`%s` must be a list of strings, not %s", f, kindName(v)), "")
+		return nil, false
+	}
+	out := []string{}
+	for i, item := range v.Content {
+		if item.Kind != yaml.ScalarNode {
+			l.at(item, fmt.Sprintf("%s[%d]", c.fieldPath(f), i), diag.CodeType, fmt.Sprintf("an item of `%s` must be a string, not %s", f, kindName(item)), "")
+			continue
+		}
+		out = append(out, item.Value)
+	}
+	return out, true
+}
+
+// requester reads an HttpRequester. vars are the variables of its templates; auth, when
+// not nil, receives its authenticator node for the one-authenticator rule; uses collects
+// the statically known option names for the conflict check.
+func (l *loader) requester(c *comp, vars []string, auth *streamAuth, uses *[]optionUse) *Requester {
+	c.checkFields("HttpRequester")
+	r := &Requester{Pos: pos(c.n), Parameters: c.params.values(), Method: "GET"}
+	l.stringTemplate(c, "url_base", vars, &r.URLBase)
+	l.stringTemplate(c, "path", vars, &r.Path)
+	l.stringTemplate(c, "url", vars, &r.URL)
+	if c.get("url_base") == nil && c.get("url") == nil {
+		l.at(c.n, c.path, diag.CodeMissingField, "HttpRequester is missing the required field `url_base` (or `url`)", "")
+	}
+	if m := c.get("http_method"); m != nil {
+		up := strings.ToUpper(m.Value)
+		if m.Kind != yaml.ScalarNode || (up != "GET" && up != "POST") {
+			l.at(m, c.fieldPath("http_method"), diag.CodeType, fmt.Sprintf("`http_method` must be GET or POST, not %s", describe(m)), "")
+		} else {
+			r.Method = up
+		}
+	}
+	l.boolField(c, "use_cache")
+	r.Params = l.optionTree(c, "request_parameters", vars, InjectParameter, "the requester", uses)
+	r.Headers = l.optionTree(c, "request_headers", vars, InjectHeader, "the requester", uses)
+	r.BodyJSON = l.optionTree(c, "request_body_json", vars, InjectBodyJSON, "the requester", uses)
+	r.BodyData = l.optionTree(c, "request_body_data", vars, InjectBodyData, "the requester", uses)
+	if r.BodyJSON != nil && r.BodyData != nil {
+		l.at(c.keys["request_body_data"], c.fieldPath("request_body_data"), diag.CodeOptionConflict,
+			"both `request_body_json` and `request_body_data` are set; a request has one body",
+			"keep `request_body_json` for a JSON body or `request_body_data` for a form body")
+	}
+	if b := c.get("request_body"); !isEmpty(b) {
+		l.unsupportedValue(b, c.fieldPath("request_body"), "request_body")
+	}
+	l.unsupportedValue(c.get("error_handler"), c.fieldPath("error_handler"), "error_handler")
+	l.unsupportedValue(c.get("fetch_properties_from_endpoint"), c.fieldPath("fetch_properties_from_endpoint"), "PropertiesFromEndpoint")
+	l.unsupportedValue(c.get("query_properties"), c.fieldPath("query_properties"), "QueryProperties")
+	an := c.get("authenticator")
+	if auth != nil {
+		auth.node, auth.params = an, c.params
+	}
+	if an != nil {
+		r.Authenticator = l.authenticator(an, c.fieldPath("authenticator"), c.params, auth == nil, uses)
+	}
+	return r
+}
+
+func describe(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return "`" + n.Value + "`"
+	}
+	return kindName(n)
+}
+
+// optionTree reads a request option field (a mapping or one template string) as a Tree.
+func (l *loader) optionTree(c *comp, f string, vars []string, place, source string, uses *[]optionUse) *Tree {
+	v := c.get(f)
+	if isEmpty(v) {
+		return nil
+	}
+	if v.Kind == yaml.SequenceNode {
+		l.at(v, c.fieldPath(f), diag.CodeType, fmt.Sprintf("`%s` must be a mapping or a template string, not a list", f), "")
+		return nil
+	}
+	if v.Kind == yaml.MappingNode && uses != nil {
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k := v.Content[i]
+			if !strings.Contains(k.Value, "{") {
+				*uses = append(*uses, optionUse{place: place, name: k.Value, source: fmt.Sprintf("%s's `%s`", source, f), node: k})
+			}
+		}
+	}
+	return l.tree(v, c.fieldPath(f), f, vars)
+}
+
+// tree converts a request option value; strings (and mapping keys) become templates.
+func (l *loader) tree(n *yaml.Node, path, field string, vars []string) *Tree {
+	t := &Tree{Pos: pos(n)}
+	switch n.Kind {
+	case yaml.MappingNode:
+		if tn := mapGet(n, "type"); tn != nil && tn.Value == "QueryProperties" {
+			l.unsupported(n, path, "QueryProperties", field)
+			return t
+		}
+		t.Kind = KindMap
+		t.Entries = make([]TreeEntry, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			e := &t.Entries[i/2]
+			k := n.Content[i]
+			l.tmpl(k, join(path, k.Value), field, vars, &e.Key)
+			e.Value = l.tree(n.Content[i+1], join(path, k.Value), field, vars)
+		}
+	case yaml.SequenceNode:
+		t.Kind = KindList
+		for i, item := range n.Content {
+			t.Items = append(t.Items, l.tree(item, fmt.Sprintf("%s[%d]", path, i), field, vars))
+		}
+	case yaml.AliasNode:
+		return l.tree(n.Alias, path, field, vars)
+	default:
+		if isString(n) {
+			t.Kind = KindTemplate
+			l.tmpl(n, path, field, vars, &t.Template)
+		} else {
+			t.Kind = KindScalar
+			t.Scalar = toValue(n)
+		}
+	}
+	return t
+}
+
+func mapGet(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// selector reads a RecordSelector with its DpathExtractor and RecordFilter.
+func (l *loader) selector(n *yaml.Node, path string, parent *params) *Selector {
+	c, ok := l.component(n, path, parent, "RecordSelector")
+	if !ok {
+		return nil
+	}
+	if c.typ != "RecordSelector" {
+		l.unsupported(n, path, c.typ, "record_selector")
+		return nil
+	}
+	c.checkFields("RecordSelector")
+	sel := &Selector{Parameters: c.params.values()}
+	good := true
+	if sn := c.get("schema_normalization"); sn != nil && sn.Kind != yaml.ScalarNode {
+		l.unsupportedValue(sn, c.fieldPath("schema_normalization"), "schema_normalization")
+		good = false
+	}
+	l.boolField(c, "transform_before_filtering")
+	if en := c.require("extractor"); en != nil {
+		ec, ok := l.component(en, c.fieldPath("extractor"), c.params, "DpathExtractor")
+		switch {
+		case !ok:
+			good = false
+		case ec.typ != "DpathExtractor":
+			l.unsupported(en, ec.path, ec.typ, "extractor")
+			good = false
+		default:
+			ec.checkFields("DpathExtractor")
+			l.decoder(ec, "decoder")
+			fp := ec.get("field_path")
+			switch {
+			case fp == nil:
+				l.at(en, ec.path, diag.CodeMissingField, "DpathExtractor is missing the required field `field_path`", "write `field_path: []` to select the whole response body")
+			case fp.Kind != yaml.SequenceNode:
+				l.at(fp, ec.fieldPath("field_path"), diag.CodeType, fmt.Sprintf("`field_path` must be a list, not %s", kindName(fp)), "")
+			default:
+				sel.FieldPath = make([]*template.Template, len(fp.Content))
+				for i, seg := range fp.Content {
+					p := fmt.Sprintf("%s[%d]", ec.fieldPath("field_path"), i)
+					if seg.Kind != yaml.ScalarNode {
+						l.at(seg, p, diag.CodeType, fmt.Sprintf("a `field_path` segment must be a string, not %s", kindName(seg)), "")
+						continue
+					}
+					l.tmpl(seg, p, "field_path", fieldPathVars, &sel.FieldPath[i])
+				}
+			}
+		}
+	}
+	if fn := c.get("record_filter"); fn != nil {
+		fc, ok := l.component(fn, c.fieldPath("record_filter"), c.params, "RecordFilter")
+		switch {
+		case !ok:
+			good = false
+		case fc.typ != "RecordFilter":
+			l.unsupported(fn, fc.path, fc.typ, "record_filter")
+			good = false
+		default:
+			fc.checkFields("RecordFilter")
+			if v := fc.get("condition"); v != nil && !(isString(v) && v.Value == "") {
+				l.stringTemplate(fc, "condition", filterVars, &sel.Filter)
+			}
+		}
+	}
+	if !good {
+		return nil
+	}
+	return sel
+}
+
+// paginator reads NoPagination (nil) or a DefaultPaginator.
+func (l *loader) paginator(n *yaml.Node, path string, parent *params, uses *[]optionUse) *Paginator {
+	c, ok := l.component(n, path, parent, "NoPagination")
+	if !ok {
+		return nil
+	}
+	switch c.typ {
+	case "NoPagination":
+		c.checkFields("NoPagination")
+		return nil
+	case "DefaultPaginator":
+	default:
+		l.unsupported(n, path, c.typ, "paginator")
+		return nil
+	}
+	c.checkFields("DefaultPaginator")
+	p := &Paginator{Pos: pos(n), Parameters: c.params.values()}
+	if sn := c.require("pagination_strategy"); sn != nil {
+		p.Strategy = l.strategy(sn, c.fieldPath("pagination_strategy"), c.params)
+	}
+	if on := c.get("page_size_option"); on != nil {
+		p.PageSizeOption = l.requestOption(on, c.fieldPath("page_size_option"), c.params, false, nil, "the page_size_option", uses)
+	}
+	if on := c.get("page_token_option"); on != nil {
+		cursor := p.Strategy != nil && p.Strategy.Type == CursorPagination
+		p.PageTokenOption = l.requestOption(on, c.fieldPath("page_token_option"), c.params, cursor, nil, "the page_token_option", uses)
+	}
+	return p
+}
+
+// strategy reads OffsetIncrement, PageIncrement or CursorPagination.
+func (l *loader) strategy(n *yaml.Node, path string, parent *params) *Strategy {
+	c, ok := l.component(n, path, parent, "")
+	if !ok {
+		return nil
+	}
+	switch c.typ {
+	case OffsetIncrement, PageIncrement, CursorPagination:
+	default:
+		l.unsupported(n, path, c.typ, "pagination_strategy")
+		return nil
+	}
+	c.checkFields(c.typ)
+	s := &Strategy{Type: c.typ, Pos: pos(n), InjectOnFirstRequest: true}
+	if v := c.get("page_size"); v != nil {
+		switch {
+		case v.Tag == "!!int":
+			l.tmpl(v, c.fieldPath("page_size"), "page_size", sizeVars, &s.PageSize)
+		case isString(v) && strings.Contains(v.Value, "{"):
+			l.tmpl(v, c.fieldPath("page_size"), "page_size", sizeVars, &s.PageSize)
+		case isString(v):
+			if _, err := strconv.Atoi(strings.TrimSpace(v.Value)); err != nil {
+				l.at(v, c.fieldPath("page_size"), diag.CodeType, fmt.Sprintf("`page_size` must be an integer or a template, not %s", describe(v)), "")
+			} else {
+				l.tmpl(v, c.fieldPath("page_size"), "page_size", sizeVars, &s.PageSize)
+			}
+		default:
+			l.at(v, c.fieldPath("page_size"), diag.CodeType, fmt.Sprintf("`page_size` must be an integer or a template, not %s", kindName(v)), "")
+		}
+	}
+	if c.typ != CursorPagination {
+		if b, set := l.boolField(c, "inject_on_first_request"); set && !b {
+			s.InjectOnFirstRequest = false
+		}
+	}
+	if c.typ == PageIncrement {
+		if v := c.get("start_from_page"); v != nil {
+			i, err := strconv.Atoi(strings.TrimSpace(v.Value))
+			if v.Kind != yaml.ScalarNode || err != nil || (v.Tag != "!!int" && v.Tag != "!!str") {
+				l.at(v, c.fieldPath("start_from_page"), diag.CodeType, fmt.Sprintf("`start_from_page` must be an integer, not %s", describe(v)), "")
+			} else {
+				s.StartFromPage = i
+			}
+		}
+	}
+	if c.typ == CursorPagination {
+		if c.require("cursor_value") != nil {
+			l.stringTemplate(c, "cursor_value", cursorVars, &s.CursorValue)
+		}
+		l.stringTemplate(c, "stop_condition", cursorVars, &s.StopCondition)
+	}
+	return s
+}
+
+// requestOption reads a RequestOption, or a RequestPath when allowPath. places limits
+// inject_into (nil: any of the four).
+func (l *loader) requestOption(n *yaml.Node, path string, parent *params, allowPath bool, places []string, source string, uses *[]optionUse) *RequestOption {
+	c, ok := l.component(n, path, parent, "RequestOption")
+	if !ok {
+		return nil
+	}
+	if c.typ == "RequestPath" {
+		c.checkFields("RequestPath")
+		if !allowPath {
+			l.at(n, path, diag.CodeType, "RequestPath is only valid as the page_token_option of a CursorPagination paginator", "use a RequestOption with inject_into")
+			return nil
+		}
+		return &RequestOption{Pos: pos(n), InjectInto: InjectPath}
+	}
+	if c.typ != "RequestOption" {
+		l.unsupported(n, path, c.typ, lastSeg(path))
+		return nil
+	}
+	c.checkFields("RequestOption")
+	o := &RequestOption{Pos: pos(n)}
+	if places == nil {
+		places = []string{InjectParameter, InjectHeader, InjectBodyData, InjectBodyJSON}
+	}
+	if in := c.require("inject_into"); in != nil {
+		if in.Kind != yaml.ScalarNode || indexOf(places, in.Value) < 0 || places[indexOf(places, in.Value)] != in.Value {
+			hint := ""
+			if s := suggest(in.Value, places); s != "" && in.Kind == yaml.ScalarNode {
+				hint = fmt.Sprintf("did you mean `%s`?", s)
+			}
+			l.at(in, c.fieldPath("inject_into"), diag.CodeType, fmt.Sprintf("`inject_into` must be one of %s, not %s", strings.Join(places, ", "), describe(in)), hint)
+		} else {
+			o.InjectInto = in.Value
+		}
+	}
+	fn, fp := c.get("field_name"), c.get("field_path")
+	switch {
+	case fp != nil && o.InjectInto != "" && o.InjectInto != InjectBodyJSON:
+		l.at(fp, c.fieldPath("field_path"), diag.CodeType, "`field_path` is only valid with `inject_into: body_json`", "use `field_name`")
+	case fp != nil:
+		if fp.Kind != yaml.SequenceNode {
+			l.at(fp, c.fieldPath("field_path"), diag.CodeType, fmt.Sprintf("`field_path` must be a list, not %s", kindName(fp)), "")
+			break
+		}
+		o.FieldPath = make([]*template.Template, len(fp.Content))
+		for i, seg := range fp.Content {
+			p := fmt.Sprintf("%s[%d]", c.fieldPath("field_path"), i)
+			if seg.Kind != yaml.ScalarNode {
+				l.at(seg, p, diag.CodeType, fmt.Sprintf("a `field_path` segment must be a string, not %s", kindName(seg)), "")
+				continue
+			}
+			l.tmpl(seg, p, "field_path", authVars, &o.FieldPath[i])
+		}
+	case fn != nil:
+		if l.stringTemplate(c, "field_name", authVars, &o.FieldName) != nil && uses != nil && o.InjectInto != "" && !strings.Contains(fn.Value, "{") {
+			*uses = append(*uses, optionUse{place: o.InjectInto, name: fn.Value, source: source, node: fn})
+		}
+	default:
+		l.at(n, path, diag.CodeMissingField, "RequestOption is missing the required field `field_name`", "")
+	}
+	if fn != nil && fp != nil {
+		l.at(c.keys["field_path"], c.fieldPath("field_path"), diag.CodeOptionConflict, "both `field_name` and `field_path` are set", "keep one of them")
+	}
+	return o
+}

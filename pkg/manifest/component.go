@@ -1,0 +1,278 @@
+package manifest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"connector/pkg/diag"
+)
+
+// fields lists, per component type, every field of the Airbyte declarative component
+// schema (declarative_component_schema.yaml), so that a field real definitions use is
+// never "unknown" even when this tool does not act on it.
+var fields = map[string][]string{
+	"DeclarativeSource": {"type", "version", "check", "definitions", "streams", "dynamic_streams", "spec",
+		"metadata", "schemas", "concurrency_level", "api_budget", "max_concurrent_async_job_count", "description"},
+	"DeclarativeStream": {"type", "name", "retriever", "incremental_sync", "primary_key", "schema_loader",
+		"transformations", "state_migrations", "file_uploader", "$parameters"},
+	"SimpleRetriever": {"type", "requester", "record_selector", "paginator", "decoder", "partition_router",
+		"pagination_reset", "ignore_stream_slicer_parameters_on_paginated_requests", "stream_slicer",
+		"name", "primary_key", "$parameters"},
+	"HttpRequester": {"type", "url_base", "url", "path", "http_method", "authenticator", "request_parameters",
+		"request_headers", "request_body_json", "request_body_data", "request_body", "error_handler",
+		"use_cache", "fetch_properties_from_endpoint", "query_properties", "name", "$parameters"},
+	"RecordSelector":   {"type", "extractor", "record_filter", "schema_normalization", "transform_before_filtering", "$parameters"},
+	"DpathExtractor":   {"type", "field_path", "decoder", "$parameters"},
+	"RecordFilter":     {"type", "condition", "$parameters"},
+	"DefaultPaginator": {"type", "pagination_strategy", "page_size_option", "page_token_option", "url_base", "decoder", "$parameters"},
+	"NoPagination":     {"type", "$parameters"},
+	OffsetIncrement:    {"type", "page_size", "inject_on_first_request", "$parameters"},
+	PageIncrement:      {"type", "page_size", "start_from_page", "inject_on_first_request", "$parameters"},
+	CursorPagination:   {"type", "cursor_value", "stop_condition", "page_size", "decoder", "$parameters"},
+	"RequestOption":    {"type", "inject_into", "field_name", "field_path", "$parameters"},
+	"RequestPath":      {"type", "$parameters"},
+	"CheckStream":      {"type", "stream_names", "dynamic_streams_check_configs", "$parameters"},
+	"Spec":             {"type", "connection_specification", "documentation_url", "advanced_auth", "config_normalization_rules", "$parameters"},
+	"ConcurrencyLevel": {"type", "default_concurrency", "max_concurrency", "$parameters"},
+	"JsonDecoder":      {"type", "$parameters"},
+	NoAuth:             {"type", "$parameters"},
+	BasicAuth:          {"type", "username", "password", "$parameters"},
+	BearerAuth:         {"type", "api_token", "$parameters"},
+	APIKeyAuth:         {"type", "api_token", "header", "inject_into", "$parameters"},
+	OAuthAuth: {"type", "client_id_name", "client_id", "client_secret_name", "client_secret", "refresh_token_name",
+		"refresh_token", "token_refresh_endpoint", "access_token_name", "access_token_value", "expires_in_name",
+		"grant_type_name", "grant_type", "refresh_request_body", "refresh_request_headers", "scopes",
+		"token_expiry_date", "token_expiry_date_format", "refresh_token_updater", "profile_assertion",
+		"use_profile_assertion", "$parameters"},
+	SessionAuth: {"type", "login_requester", "session_token_path", "expiration_duration", "request_authentication",
+		"decoder", "$parameters"},
+	"refresh_token_updater": {"refresh_token_name", "access_token_config_path", "refresh_token_config_path",
+		"token_expiry_date_config_path", "refresh_token_error_status_codes", "refresh_token_error_key",
+		"refresh_token_error_values"},
+	"Bearer": {"type", "$parameters"},
+	"ApiKey": {"type", "inject_into", "api_token", "$parameters"},
+}
+
+var fieldSets = func() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for t, fs := range fields {
+		out[t] = map[string]bool{}
+		for _, f := range fs {
+			out[t][f] = true
+		}
+	}
+	return out
+}()
+
+// params is a merged $parameters set: inherited entries overridden by a component's own.
+type params struct {
+	m     map[string]*yaml.Node
+	value map[string]any
+}
+
+func (p *params) get(name string) *yaml.Node {
+	if p == nil {
+		return nil
+	}
+	return p.m[name]
+}
+
+// values is the set as plain values: the template variable `parameters`.
+func (p *params) values() map[string]any {
+	if p == nil {
+		return map[string]any{}
+	}
+	if p.value == nil {
+		p.value = make(map[string]any, len(p.m))
+		for k, v := range p.m {
+			p.value[k] = toValue(v)
+		}
+	}
+	return p.value
+}
+
+// mergeParams lays the mapping own over the inherited set; own nil keeps parent.
+func mergeParams(parent *params, own *yaml.Node) *params {
+	if own == nil || own.Kind != yaml.MappingNode || len(own.Content) == 0 {
+		return parent
+	}
+	p := &params{m: map[string]*yaml.Node{}}
+	if parent != nil {
+		for k, v := range parent.m {
+			p.m[k] = v
+		}
+	}
+	for i := 0; i+1 < len(own.Content); i += 2 {
+		p.m[own.Content[i].Value] = own.Content[i+1]
+	}
+	return p
+}
+
+// comp is one component mapping being read: its type, its merged parameters, its fields.
+type comp struct {
+	l      *loader
+	n      *yaml.Node
+	typ    string
+	path   string
+	params *params
+	keys   map[string]*yaml.Node
+	vals   map[string]*yaml.Node
+}
+
+// component opens mapping n as a component. defType is the type of its slot (used when
+// no `type` is written; "" means the type is required). ok is false when n is not a usable
+// mapping (already reported).
+func (l *loader) component(n *yaml.Node, path string, parent *params, defType string) (*comp, bool) {
+	if n == nil || n == brokenRef {
+		return nil, false
+	}
+	if n.Kind != yaml.MappingNode {
+		l.at(n, path, diag.CodeType, fmt.Sprintf("`%s` must be a mapping (a component), not %s", lastSeg(path), kindName(n)), "")
+		return nil, false
+	}
+	c := &comp{l: l, n: n, path: path, keys: map[string]*yaml.Node{}, vals: map[string]*yaml.Node{}}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		c.keys[n.Content[i].Value] = n.Content[i]
+		c.vals[n.Content[i].Value] = n.Content[i+1]
+	}
+	if own := c.vals["$parameters"]; own != nil && !isNull(own) && own.Kind != yaml.MappingNode {
+		l.at(own, join(path, "$parameters"), diag.CodeType, fmt.Sprintf("`$parameters` must be a mapping, not %s", kindName(own)), "")
+	}
+	c.params = mergeParams(parent, c.vals["$parameters"])
+	c.typ = defaultType(c.vals["type"], defType)
+	if t := c.vals["type"]; !isNull(t) && !isString(t) {
+		l.at(t, join(path, "type"), diag.CodeType, fmt.Sprintf("`type` must be a string, not %s", kindName(t)), "")
+		return nil, false
+	}
+	if c.typ == "" {
+		l.at(n, path, diag.CodeMissingField, fmt.Sprintf("`%s` is missing the required field `type`", lastSeg(path)), "")
+		return nil, false
+	}
+	return c, true
+}
+
+// defaultType is the written type, or the type of the slot when none is written.
+func defaultType(written *yaml.Node, slot string) string {
+	if written != nil && isString(written) && written.Value != "" {
+		return written.Value
+	}
+	return slot
+}
+
+// get returns field name: the written value, or when it is absent or empty the inherited
+// parameter of the same name. Nil when neither.
+func (c *comp) get(name string) *yaml.Node {
+	v := c.vals[name]
+	if isEmpty(v) {
+		if p := c.params.get(name); p != nil && !isNull(p) {
+			return p
+		}
+	}
+	if isNull(v) {
+		return nil
+	}
+	return v
+}
+
+// has reports whether a field is written (non-null).
+func (c *comp) has(name string) bool { return !isNull(c.vals[name]) }
+
+func (c *comp) fieldPath(name string) string { return join(c.path, name) }
+
+// checkFields reports fields not in the component's field list. A near miss of a known
+// field is an error (a typo that would silently change behaviour); another unknown name
+// is a warning, since the reference implementation ignores it — except at the top level,
+// where every unknown key is an error.
+func (c *comp) checkFields(typ string) {
+	known := fieldSets[typ]
+	for i := 0; i+1 < len(c.n.Content); i += 2 {
+		k := c.n.Content[i]
+		if known[k.Value] {
+			continue
+		}
+		names := make([]string, 0, len(known))
+		for f := range known {
+			if f != "type" && f != "$parameters" {
+				names = append(names, f)
+			}
+		}
+		sort.Strings(names)
+		d := diag.Diagnostic{Code: diag.CodeUnknownField, Line: k.Line, Column: k.Column, Path: c.fieldPath(k.Value),
+			Message: fmt.Sprintf("unknown field `%s` in %s", k.Value, typ)}
+		if s := suggest(k.Value, names); s != "" {
+			d.Hint = fmt.Sprintf("did you mean `%s`?", s)
+		} else if typ == "DeclarativeSource" {
+			d.Hint = "known fields: " + strings.Join(names, ", ")
+		} else {
+			d.Severity = diag.Warning
+			d.Message += "; it is ignored"
+			d.Hint = "known fields: " + strings.Join(names, ", ")
+		}
+		c.l.add(d)
+	}
+}
+
+// require reports a missing required field and returns its value.
+func (c *comp) require(name string) *yaml.Node {
+	v := c.get(name)
+	if isEmpty(v) {
+		if c.vals[name] == brokenRef {
+			return nil
+		}
+		c.l.at(c.n, c.path, diag.CodeMissingField, fmt.Sprintf("%s is missing the required field `%s`", c.typ, name), "")
+		return nil
+	}
+	return v
+}
+
+// unsupported reports a component type this tool does not run yet.
+func (l *loader) unsupported(n *yaml.Node, path, typ, where string) {
+	msg := fmt.Sprintf("%s is not supported yet", typ)
+	if where != "" {
+		msg += " (" + where + ")"
+	}
+	d := diag.Diagnostic{Code: diag.CodeUnsupported, Message: msg, Path: path, Component: typ}
+	if n != nil {
+		d.Line, d.Column = n.Line, n.Column
+	}
+	l.add(d)
+}
+
+// unsupportedValue reports every component found in the value of an unsupported slot: a
+// component, or a list of them. slot names the field, used when a component has no type.
+func (l *loader) unsupportedValue(n *yaml.Node, path, slot string) {
+	if isEmpty(n) {
+		return
+	}
+	if n.Kind == yaml.SequenceNode {
+		for i, item := range n.Content {
+			l.unsupportedValue(item, fmt.Sprintf("%s[%d]", path, i), slot)
+		}
+		return
+	}
+	typ := slot
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "type" && isString(n.Content[i+1]) {
+				typ = n.Content[i+1].Value
+			}
+		}
+	}
+	l.unsupported(n, path, typ, lastSeg(path))
+}
+
+func lastSeg(path string) string {
+	if i := strings.LastIndex(path, "."); i >= 0 {
+		path = path[i+1:]
+	}
+	if i := strings.Index(path, "["); i > 0 {
+		path = path[:i]
+	}
+	if path == "" {
+		return "definition"
+	}
+	return path
+}

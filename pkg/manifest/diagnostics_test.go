@@ -1,0 +1,249 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"connector/pkg/diag"
+)
+
+// want is one expected diagnostic: "LINE:COL code message", and its hint.
+type want struct {
+	at, code, msg, hint string
+	// prefix: only the start of the message is fixed (its end comes from the template
+	// compiler).
+	prefix bool
+}
+
+func TestDiagnostics(t *testing.T) {
+	tests := []struct {
+		file string
+		want []want
+	}{
+		{"yaml_error.yaml", []want{{at: "2:1", code: diag.CodeYAML, msg: "invalid YAML: did not find expected '-' indicator"}}},
+		{"ref_missing.yaml", []want{{at: "12:15", code: diag.CodeRef, msg: "reference `#/definitions/requestr` not found",
+			hint: "did you mean `#/definitions/requester`?"}}},
+		{"ref_cycle.yaml", []want{{at: "6:11", code: diag.CodeRef,
+			msg: "reference cycle: #/definitions/a → #/definitions/b → #/definitions/a"}}},
+		{"unknown_field.yaml", []want{{at: "17:11", code: diag.CodeUnknownField, msg: "unknown field `page_sise` in OffsetIncrement",
+			hint: "did you mean `page_size`?"}}},
+		{"missing_field.yaml", []want{
+			{at: "3:5", code: diag.CodeMissingField, msg: "DeclarativeStream is missing the required field `name`"},
+			{at: "10:11", code: diag.CodeMissingField, msg: "DpathExtractor is missing the required field `field_path`",
+				hint: "write `field_path: []` to select the whole response body"},
+		}},
+		{"type_error.yaml", []want{
+			{at: "9:22", code: diag.CodeType, msg: "`http_method` must be GET or POST, not `PUT`"},
+			{at: "12:23", code: diag.CodeType, msg: "`field_path` must be a list, not a string"},
+		}},
+		{"unsupported.yaml", []want{
+			{at: "6:7", code: diag.CodeUnsupported, msg: "DefaultErrorHandler is not supported yet (error_handler)"},
+			{at: "27:9", code: diag.CodeUnsupported, msg: "SubstreamPartitionRouter is not supported yet (partition_router)"},
+		}},
+		{"template_error.yaml", []want{
+			{at: "9:", code: diag.CodeTemplate, msg: "in `path`: ", prefix: true},
+			{at: "17:29", code: diag.CodeTemplate, msg: "in `cursor_value`: ", prefix: true},
+		}},
+		{"option_conflict.yaml", []want{{at: "12:9", code: diag.CodeOptionConflict,
+			msg:  "both `request_body_json` and `request_body_data` are set; a request has one body",
+			hint: "keep `request_body_json` for a JSON body or `request_body_data` for a form body"}}},
+		{"credential_literal.yaml", []want{{at: "12:21", code: diag.CodeCredentialLiteral,
+			msg:  "the password is written in the definition; credentials must come from the testing values",
+			hint: "write `{{ config['password'] }}` and put the value in the testing values"}}},
+		{"mixed_authenticators.yaml", []want{{at: "22:11", code: diag.CodeMixedAuthenticators,
+			msg:  "stream `posts` uses ApiKeyAuthenticator (line 22:11), but stream `users` uses BearerAuthenticator (line 10:11); one authenticator applies to every stream",
+			hint: "define the authenticator once under `definitions` and `$ref` it from every requester"}}},
+		{"grant_type.yaml", []want{{at: "14:23", code: diag.CodeGrantType,
+			msg:  "OAuth grant type `password` is not supported: only refresh_token and client_credentials can be defined here",
+			hint: "other grant types need code-based connector development"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := "testdata/" + tt.file
+			def, diags := Load(path)
+			if def != nil {
+				t.Errorf("definition returned despite errors")
+			}
+			var got []diag.Diagnostic
+			for _, d := range diags {
+				if d.Severity == diag.Error {
+					got = append(got, d)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(got), len(tt.want), diag.List(got))
+			}
+			for i, w := range tt.want {
+				d := got[i]
+				at := fmt.Sprintf("%d:%d", d.Line, d.Column)
+				if d.File != path || !strings.HasPrefix(at, w.at) || (len(w.at) > 0 && !strings.HasSuffix(w.at, ":") && at != w.at) {
+					t.Errorf("error %d at %s:%s, want %s:%s", i, d.File, at, path, w.at)
+				}
+				if d.Code != w.code {
+					t.Errorf("error %d code %q, want %q", i, d.Code, w.code)
+				}
+				if w.prefix {
+					if !strings.HasPrefix(d.Message, w.msg) || len(d.Message) == len(w.msg) {
+						t.Errorf("error %d message %q, want it to start with %q", i, d.Message, w.msg)
+					}
+					continue
+				}
+				if d.Message != w.msg {
+					t.Errorf("error %d message\n got %q\nwant %q", i, d.Message, w.msg)
+				}
+				if d.Hint != w.hint {
+					t.Errorf("error %d hint %q, want %q", i, d.Hint, w.hint)
+				}
+			}
+		})
+	}
+}
+
+// TestDiagnosticDetails checks the fields scripts read: path and component.
+func TestDiagnosticDetails(t *testing.T) {
+	_, diags := Load("testdata/unsupported.yaml")
+	if len(diags) < 2 {
+		t.Fatalf("got %v", diags)
+	}
+	if d := diags[0]; d.Path != "streams[0].retriever.requester.error_handler" || d.Component != "DefaultErrorHandler" {
+		t.Errorf("first: path %q component %q", d.Path, d.Component)
+	}
+	if d := diags[1]; d.Path != "streams[1].retriever.partition_router" || d.Component != "SubstreamPartitionRouter" {
+		t.Errorf("second: path %q component %q", d.Path, d.Component)
+	}
+}
+
+// A problem inside a component shared through $ref is reported once, where it is written.
+func TestSharedProblemReportedOnce(t *testing.T) {
+	src := `
+definitions:
+  req:
+    url_base: https://x.test
+    http_methd: GET
+streams:
+  - name: a
+    retriever:
+      requester: {$ref: "#/definitions/req", path: /a}
+      record_selector: {extractor: {field_path: []}}
+  - name: b
+    retriever:
+      requester: {$ref: "#/definitions/req", path: /b}
+      record_selector: {extractor: {field_path: []}}
+`
+	_, diags := Parse("d.yaml", []byte(src))
+	if len(diags) != 1 {
+		t.Fatalf("got %d diagnostics:\n%v", len(diags), diags)
+	}
+	d := diags[0]
+	if d.Line != 5 || d.Column != 5 || d.Code != diag.CodeUnknownField || d.Hint != "did you mean `http_method`?" {
+		t.Errorf("got %s [%s] hint %q", d, d.Code, d.Hint)
+	}
+}
+
+func TestTemplatePositions(t *testing.T) {
+	// The unknown variable `respons` is at the same place in each spelling of the value.
+	cases := []struct {
+		name, value string
+		line, col   int
+	}{
+		{"plain", `cursor_value: x{{ respons.a }}`, 1, 19},
+		{"double", `cursor_value: "x{{ respons.a }}"`, 1, 20},
+		{"double escape", `cursor_value: "\"x{{ respons.a }}"`, 1, 22},
+		{"single", `cursor_value: 'x''{{ respons.a }}'`, 1, 22},
+		{"literal block", "cursor_value: |\n  x\n  {{ respons.a }}", 3, 6},
+		{"folded block", "cursor_value: >-\n  x\n  {{ respons.a }}", 3, 6},
+		{"plain multiline", "cursor_value: x\n  y {{ respons.a }}", 2, 8},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := &loader{src: []byte(c.value), seen: map[string]bool{}}
+			root := l.decode()
+			n := root.Content[1]
+			off := strings.Index(n.Value, "respons")
+			line, col := l.offsetPos(n, off)
+			if line != c.line || col != c.col {
+				t.Errorf("value %q: got %d:%d, want %d:%d", n.Value, line, col, c.line, c.col)
+			}
+		})
+	}
+}
+
+func TestUnknownFieldFarFromAnyIsWarning(t *testing.T) {
+	src := `
+streams:
+  - name: a
+    retriever:
+      requester: {url_base: "https://x.test", request_params: {a: b}}
+      record_selector: {extractor: {field_path: []}}
+`
+	def, diags := Parse("d.yaml", []byte(src))
+	if def == nil || len(diags) != 1 || diags[0].Severity != diag.Warning || diags[0].Code != diag.CodeUnknownField {
+		t.Fatalf("got %v", diags)
+	}
+}
+
+func TestStreamNamesAndCheck(t *testing.T) {
+	src := `
+check: {stream_names: [a, c]}
+streams:
+  - name: a
+    retriever:
+      requester: {url_base: "https://x.test"}
+      record_selector: {extractor: {field_path: []}}
+  - name: a
+    retriever:
+      requester: {url_base: "https://x.test"}
+      record_selector: {extractor: {field_path: []}}
+`
+	_, diags := Parse("d.yaml", []byte(src))
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%d:%d %s %s", d.Line, d.Column, d.Code, d.Message))
+	}
+	want := []string{
+		"2:27 type check names the stream `c`, which is not defined",
+		"8:11 type stream name `a` is already used by the stream at line 4:11",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestSessionLoginRules(t *testing.T) {
+	src := `
+streams:
+  - name: a
+    retriever:
+      requester:
+        url_base: "https://x.test"
+        authenticator:
+          type: SessionTokenAuthenticator
+          login_requester:
+            url: https://x.test/login
+            http_method: POST
+            authenticator: {type: OAuthAuthenticator, token_refresh_endpoint: "https://x.test/t", client_id: "{{ config['a'] }}", client_secret: "{{ config['b'] }}", refresh_token: "{{ config['c'] }}"}
+            request_body_json:
+              username: "{{ config['user'] }}"
+              password: secret123
+              token_type: bearer
+          session_token_path: [token]
+          expiration_duration: P1X
+          request_authentication: {type: ApiKey, inject_into: {type: RequestOption, inject_into: body_json, field_name: k}}
+      record_selector: {extractor: {field_path: []}}
+`
+	_, diags := Parse("d.yaml", []byte(src))
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%d:%d %s %s", d.Line, d.Column, d.Code, d.Message))
+	}
+	want := []string{
+		"12:28 type the login requester of a SessionTokenAuthenticator cannot use OAuthAuthenticator",
+		"15:25 credential-literal the secret `password` is written in the definition; credentials must come from the testing values",
+		"18:32 type `expiration_duration` must be an ISO 8601 duration or a number of seconds, not `P1X`",
+		"19:98 type `inject_into` must be one of header, request_parameter, not `body_json`",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

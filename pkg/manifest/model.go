@@ -1,0 +1,235 @@
+package manifest
+
+import (
+	"time"
+
+	"connector/pkg/template"
+)
+
+// Pos is a position in the definition file (1-based line and column).
+type Pos struct {
+	Line, Column int
+}
+
+// Definition is a loaded, validated connector definition: every component the tool runs, with
+// its templates compiled. It is built by Load and never changed afterwards.
+type Definition struct {
+	File string
+	// Streams in definition order.
+	Streams []*Stream
+	// CheckStreams are the names in check.stream_names; empty means every stream.
+	CheckStreams []string
+	// Spec is spec.connection_specification as a plain JSON value (nil when absent).
+	ConnectionSpec map[string]any
+	// AdvancedAuth is spec.advanced_auth as a plain JSON value (nil when absent).
+	AdvancedAuth map[string]any
+	// Authenticator is the one authenticator of the connector (validate checks that every
+	// stream resolves to the same one). Nil means no authentication.
+	Authenticator *Authenticator
+	// ConcurrencyLevel is concurrency_level.default_concurrency (0 when absent).
+	ConcurrencyLevel int
+}
+
+// Stream returns the stream with the given name, or nil.
+func (d *Definition) Stream(name string) *Stream {
+	for _, s := range d.Streams {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Stream is a DeclarativeStream with a SimpleRetriever.
+type Stream struct {
+	Name       string
+	Pos        Pos
+	PrimaryKey any // as written: a string, a list of strings or a list of lists
+	Requester  *Requester
+	Selector   *Selector
+	// Paginator is nil for NoPagination.
+	Paginator *Paginator
+}
+
+// Requester is an HttpRequester: where and how to send a request. It is also the login
+// requester of a session token authenticator.
+type Requester struct {
+	Pos Pos
+	// URLBase and Path are joined; URL is used when URLBase is absent. Nil when absent.
+	URLBase, Path, URL *template.Template
+	Method             string // "GET" or "POST"
+	// Request options as written, string leaves compiled. Nil when absent.
+	Params, Headers, BodyData, BodyJSON *Tree
+	// Authenticator of this requester; nil means NoAuth.
+	Authenticator *Authenticator
+	// Parameters is the merged $parameters of the requester (template variable `parameters`).
+	Parameters map[string]any
+}
+
+// Selector is a RecordSelector with a DpathExtractor and an optional RecordFilter.
+type Selector struct {
+	// FieldPath segments; "*" matches every key or index. Empty means the whole body.
+	FieldPath []*template.Template
+	// Filter is the RecordFilter condition (variable `record`), nil when absent.
+	Filter     *template.Template
+	Parameters map[string]any
+}
+
+// Authenticator types, as written in definitions.
+const (
+	NoAuth      = "NoAuth"
+	BasicAuth   = "BasicHttpAuthenticator"
+	BearerAuth  = "BearerAuthenticator"
+	APIKeyAuth  = "ApiKeyAuthenticator"
+	OAuthAuth   = "OAuthAuthenticator"
+	SessionAuth = "SessionTokenAuthenticator"
+)
+
+// Authenticator is one of the supported authenticators; Type says which fields are set.
+type Authenticator struct {
+	Type string
+	Pos  Pos
+	// Basic: Username, Password (Password may be nil = empty). Bearer and ApiKey: APIToken.
+	Username, Password, APIToken *template.Template
+	// Inject is where ApiKeyAuthenticator puts the key (the legacy `header: NAME` becomes a
+	// header RequestOption). Also used by a session token's ApiKey request_authentication.
+	Inject *RequestOption
+	// OAuth is set for OAuthAuthenticator.
+	OAuth *OAuth
+	// Session is set for SessionTokenAuthenticator.
+	Session    *Session
+	Parameters map[string]any
+}
+
+// OAuth is the partial (refresh-based) OAuthAuthenticator.
+type OAuth struct {
+	TokenRefreshEndpoint *template.Template
+	ClientID             *template.Template
+	ClientSecret         *template.Template
+	RefreshToken         *template.Template // nil for client_credentials
+	// Names of the request properties, with their defaults applied (added by the loader):
+	// client_id, client_secret, refresh_token, grant_type.
+	ClientIDName, ClientSecretName, RefreshTokenName, GrantTypeName string
+	// GrantType as written (a template; checked once the testing values are known when it
+	// is not a literal). Nil means refresh_token.
+	GrantType *template.Template
+	// Scopes, nil when unset (nothing is sent).
+	Scopes []*template.Template
+	// Response property names, with their defaults already applied.
+	AccessTokenName string // access_token
+	ExpiresInName   string // expires_in
+	// TokenExpiryDateFormat is the strftime-style format of the expiry property; empty means
+	// the property is a number of seconds.
+	TokenExpiryDateFormat string
+	// Initial token from the testing values, nil when absent.
+	AccessTokenValue, TokenExpiryDate *template.Template
+	RefreshRequestBody                *Tree
+	RefreshRequestHeaders             *Tree
+	// Updater is the refresh_token_updater, nil when absent.
+	Updater *TokenUpdater
+}
+
+// TokenUpdater is refresh_token_updater: where rotated tokens are written in the testing values.
+type TokenUpdater struct {
+	RefreshTokenName          string   // refresh_token
+	AccessTokenConfigPath     []string // credentials.access_token
+	RefreshTokenConfigPath    []string // credentials.refresh_token
+	TokenExpiryDateConfigPath []string // credentials.token_expiry_date
+}
+
+// Session is a SessionTokenAuthenticator.
+type Session struct {
+	Login     *Requester
+	TokenPath []string
+	// Expiration is expiration_duration; zero means unset (log in before every data request).
+	Expiration time.Duration
+	// RequestAuth is "Bearer" or "ApiKey"; for ApiKey, Inject says where (header or
+	// request_parameter).
+	RequestAuth string
+	Inject      *RequestOption
+	// Token is the value sent: the ApiKey api_token of request_authentication, default
+	// `{{ session_token }}` (variables config, parameters, session_token). Added by the loader.
+	Token *template.Template
+}
+
+// Request option places.
+const (
+	InjectHeader    = "header"
+	InjectParameter = "request_parameter"
+	InjectBodyData  = "body_data"
+	InjectBodyJSON  = "body_json"
+	// InjectPath is a RequestPath page token: the token replaces the URL.
+	InjectPath = "path"
+)
+
+// RequestOption says where a value goes in a request.
+type RequestOption struct {
+	Pos        Pos
+	InjectInto string // one of the Inject* constants
+	// FieldName for header, request_parameter, body_data and a top-level body_json field.
+	FieldName *template.Template
+	// FieldPath for a nested body_json property (nil otherwise).
+	FieldPath []*template.Template
+}
+
+// Paginator is a DefaultPaginator.
+type Paginator struct {
+	Pos      Pos
+	Strategy *Strategy
+	// PageTokenOption is nil when absent (custom injection through next_page_token).
+	PageTokenOption *RequestOption
+	// PageSizeOption is nil when absent (the page size is not sent).
+	PageSizeOption *RequestOption
+	Parameters     map[string]any
+}
+
+// Pagination strategy types, as written in definitions.
+const (
+	OffsetIncrement  = "OffsetIncrement"
+	PageIncrement    = "PageIncrement"
+	CursorPagination = "CursorPagination"
+)
+
+// Strategy is a pagination strategy; Type says which fields apply.
+type Strategy struct {
+	Type string
+	Pos  Pos
+	// PageSize is nil when absent; it may be a template such as {{ config['page_size'] }}.
+	PageSize *template.Template
+	// StartFromPage is PageIncrement.start_from_page (default 0).
+	StartFromPage int
+	// InjectOnFirstRequest is false only when `inject_on_first_request: false` is written
+	// (the seed: the first request carries offset 0 / the start page).
+	InjectOnFirstRequest bool
+	// CursorValue and StopCondition for CursorPagination (StopCondition nil when absent).
+	CursorValue, StopCondition *template.Template
+}
+
+// Tree is a request option value as written (request_parameters, request_headers, bodies):
+// a mapping keeps the order of its keys, and every string in it is a compiled template.
+type Tree struct {
+	Pos Pos
+	// Exactly one of these is set, according to Kind.
+	Kind     TreeKind
+	Template *template.Template // KindTemplate: a string (keys of a map are templates too)
+	Scalar   any                // KindScalar: bool, int, float64 or nil as written
+	Entries  []TreeEntry        // KindMap
+	Items    []*Tree            // KindList
+}
+
+// TreeKind says which field of a Tree is set.
+type TreeKind int
+
+// The kinds of Tree.
+const (
+	KindScalar TreeKind = iota
+	KindTemplate
+	KindMap
+	KindList
+)
+
+// TreeEntry is one key of a mapping Tree.
+type TreeEntry struct {
+	Key   *template.Template
+	Value *Tree
+}

@@ -1,0 +1,293 @@
+// Package request assembles one outgoing HTTP request from the sources that contribute to it:
+// the requester's own options, the authenticator and the paginator. Each value remembers its
+// source, so two sources setting the same parameter, header or body field is an error that
+// names both.
+package request
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"connector/pkg/httpx"
+)
+
+// Builder collects the parts of one request. The zero value is not usable; use New.
+type Builder struct {
+	Kind   string
+	Method string
+	// URL is the target without the query parameters added through SetParam (it may carry
+	// its own query, which wins over added parameters only when KeepURLQuery is set).
+	URL string
+	// KeepURLQuery makes a key already present in URL's query win over the same key from
+	// SetParam (the RequestPath rule: the next-page URL carries its own parameters).
+	KeepURLQuery bool
+
+	params  []field
+	headers []field
+	form    []field
+	json    *Object
+	// owner maps "kind\x00key" to the source that set it.
+	owner map[string]string
+}
+
+type field struct {
+	key    string
+	values []string
+}
+
+// New starts a request.
+func New(kind, method, rawURL string) *Builder {
+	return &Builder{Kind: kind, Method: method, URL: rawURL, owner: map[string]string{}}
+}
+
+// ConflictError is two sources setting the same request option.
+type ConflictError struct {
+	Place, Key    string
+	First, Second string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s %q is set by both %s and %s; remove one of them", e.Place, e.Key, e.First, e.Second)
+}
+
+func (b *Builder) claim(place, key, source string) error {
+	k := place + "\x00" + key
+	if place == "header" {
+		k = place + "\x00" + http.CanonicalHeaderKey(key)
+	}
+	if prev, ok := b.owner[k]; ok {
+		return &ConflictError{Place: place, Key: key, First: prev, Second: source}
+	}
+	b.owner[k] = source
+	return nil
+}
+
+// SetParam adds a query parameter; several values repeat the key.
+func (b *Builder) SetParam(key string, values []string, source string) error {
+	if err := b.claim("request parameter", key, source); err != nil {
+		return err
+	}
+	b.params = append(b.params, field{key, values})
+	return nil
+}
+
+// SetHeader sets a header.
+func (b *Builder) SetHeader(key, value, source string) error {
+	if err := b.claim("header", key, source); err != nil {
+		return err
+	}
+	b.headers = append(b.headers, field{key, []string{value}})
+	return nil
+}
+
+// SetForm adds a form-encoded body field.
+func (b *Builder) SetForm(key string, values []string, source string) error {
+	if err := b.claim("body_data field", key, source); err != nil {
+		return err
+	}
+	b.form = append(b.form, field{key, values})
+	return nil
+}
+
+// SetJSON sets a property of the JSON body; path has one element per level of nesting.
+func (b *Builder) SetJSON(path []string, value any, source string) error {
+	if len(path) == 0 {
+		return fmt.Errorf("empty body_json field path from %s", source)
+	}
+	if err := b.claim("body_json field", strings.Join(path, "."), source); err != nil {
+		return err
+	}
+	if b.json == nil {
+		b.json = &Object{}
+	}
+	obj := b.json
+	for _, seg := range path[:len(path)-1] {
+		next, ok := obj.Get(seg)
+		child, isObj := next.(*Object)
+		if !ok || !isObj {
+			child = &Object{}
+			obj.Set(seg, child)
+		}
+		obj = child
+	}
+	obj.Set(path[len(path)-1], value)
+	return nil
+}
+
+// HasParam reports whether a query parameter was added.
+func (b *Builder) HasParam(key string) bool {
+	_, ok := b.owner["request parameter\x00"+key]
+	return ok
+}
+
+// Build returns the request to send. A body with both form fields and JSON properties is an
+// error.
+func (b *Builder) Build() (*httpx.Request, error) {
+	u, err := url.Parse(b.URL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL %q: %w", b.URL, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		if u.Scheme == "" {
+			return nil, fmt.Errorf("invalid URL %q: no scheme (write http:// or https://)", b.URL)
+		}
+		return nil, fmt.Errorf("invalid URL %q: unsupported scheme %q (only http and https)", b.URL, u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("invalid URL %q: no host", b.URL)
+	}
+	if len(b.params) > 0 {
+		existing := u.Query()
+		var extra []string
+		for _, p := range b.params {
+			if b.KeepURLQuery && existing.Has(p.key) {
+				continue
+			}
+			for _, v := range p.values {
+				extra = append(extra, url.QueryEscape(p.key)+"="+url.QueryEscape(v))
+			}
+		}
+		if len(extra) > 0 {
+			if u.RawQuery != "" {
+				u.RawQuery += "&"
+			}
+			u.RawQuery += strings.Join(extra, "&")
+		}
+	}
+	req := &httpx.Request{Kind: b.Kind, Method: b.Method, URL: u.String(), Header: http.Header{}}
+	for _, h := range b.headers {
+		req.Header.Set(h.key, h.values[0])
+	}
+	switch {
+	case len(b.form) > 0 && b.json != nil:
+		return nil, fmt.Errorf("the request has both body_data fields (%s) and body_json properties (%s); a body is either form-encoded or JSON",
+			b.formKeys(), strings.Join(b.json.keys, ", "))
+	case len(b.form) > 0:
+		var parts []string
+		for _, f := range b.form {
+			for _, v := range f.values {
+				parts = append(parts, url.QueryEscape(f.key)+"="+url.QueryEscape(v))
+			}
+		}
+		req.Body = []byte(strings.Join(parts, "&"))
+		if req.Header.Get("Content-Type") == "" {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+	case b.json != nil:
+		body, err := MarshalJSON(b.json)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = body
+		if req.Header.Get("Content-Type") == "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}
+	return req, nil
+}
+
+func (b *Builder) formKeys() string {
+	keys := make([]string, len(b.form))
+	for i, f := range b.form {
+		keys[i] = f.key
+	}
+	return strings.Join(keys, ", ")
+}
+
+// Object is a JSON object that keeps the order of its keys.
+type Object struct {
+	keys []string
+	vals map[string]any
+}
+
+// Set adds or replaces a key; a new key goes last.
+func (o *Object) Set(k string, v any) {
+	if o.vals == nil {
+		o.vals = map[string]any{}
+	}
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+// Get returns the value of a key.
+func (o *Object) Get(k string) (any, bool) {
+	v, ok := o.vals[k]
+	return v, ok
+}
+
+// Keys returns the keys in insertion order.
+func (o *Object) Keys() []string { return o.keys }
+
+// Len is the number of keys.
+func (o *Object) Len() int { return len(o.keys) }
+
+// MarshalJSON encodes v as compact JSON without HTML escaping; an *Object keeps its key order
+// and a map is written with sorted keys.
+func MarshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := encode(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func encode(buf *bytes.Buffer, v any) error {
+	switch x := v.(type) {
+	case *Object:
+		buf.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encode(buf, k); err != nil {
+				return err
+			}
+			buf.WriteByte(':')
+			if err := encode(buf, x.vals[k]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+		return nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		o := &Object{}
+		for _, k := range keys {
+			o.Set(k, x[k])
+		}
+		return encode(buf, o)
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := encode(buf, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	case json.Number:
+		buf.WriteString(string(x))
+		return nil
+	}
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("cannot encode %T as JSON: %w", v, err)
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	return nil
+}

@@ -1,0 +1,591 @@
+// Package run is the read loop shared by `read`, `check` and `paginate-trace`: for each page,
+// build the request (requester options, authenticator, paginator), send it, extract the
+// records, emit them, and ask the paginator what comes next.
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"connector/pkg/auth"
+	"connector/pkg/extract"
+	"connector/pkg/httpx"
+	"connector/pkg/manifest"
+	"connector/pkg/paginate"
+	"connector/pkg/request"
+	"connector/pkg/template"
+)
+
+// Emitter receives the records of a read. Records are the bytes the API sent.
+type Emitter interface {
+	Record(stream string, raw []byte) error
+	// Flush is called after every page.
+	Flush() error
+}
+
+// Observer hears about the progress of a read. Every method may be left as a no-op.
+type Observer interface {
+	StreamStart(stream string)
+	Page(ev PageEvent)
+	StreamEnd(res Result)
+}
+
+// PageEvent describes one data request and what followed from it.
+type PageEvent struct {
+	Stream string
+	Number int // 1 for the first page
+	Method string
+	URL    string // redacted
+	Status int
+	Size   int
+	// Records extracted (before the filter) and emitted (after the filter and limits).
+	Records, Emitted int
+	TokenBefore      any
+	TokenAfter       any
+	Stop             bool
+	Reason           string
+}
+
+// Result is the outcome of one stream.
+type Result struct {
+	Stream  string
+	Records int
+	Pages   int
+	// Limit is set when --max-pages or --max-records ended the stream early.
+	Limit string
+	Err   error
+	// FirstPageRecords is the number of records the first page yielded (for check).
+	FirstPageRecords int
+}
+
+// Options configure a read.
+type Options struct {
+	Def      *manifest.Definition
+	Config   map[string]any
+	Auth     auth.Authenticator
+	Client   *httpx.Client
+	Out      Emitter  // nil: records are counted, not written
+	Observer Observer // nil: nobody listens
+	// MaxPages and MaxRecords end each stream early (0: no limit).
+	MaxPages, MaxRecords int
+}
+
+// StreamError is a stream that failed, naming the stream and the page.
+type StreamError struct {
+	Stream string
+	Page   int
+	Err    error
+}
+
+func (e *StreamError) Error() string {
+	return fmt.Sprintf("stream %s, page %d: %v", e.Stream, e.Page, e.Err)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
+// Stream reads one stream to its end (or its limit) and reports the outcome.
+func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
+	r := &reader{o: o, s: s, res: Result{Stream: s.Name}}
+	if o.Observer != nil {
+		o.Observer.StreamStart(s.Name)
+	}
+	err := r.read(ctx)
+	if err != nil {
+		r.res.Err = &StreamError{Stream: s.Name, Page: r.res.Pages + 1, Err: err}
+		if errors.Is(err, context.Canceled) {
+			r.res.Err = err
+		}
+	}
+	if o.Out != nil {
+		if ferr := o.Out.Flush(); ferr != nil && r.res.Err == nil {
+			r.res.Err = ferr
+		}
+	}
+	if o.Observer != nil {
+		o.Observer.StreamEnd(r.res)
+	}
+	return r.res
+}
+
+type reader struct {
+	o   *Options
+	s   *manifest.Stream
+	res Result
+	pag *paginate.Paginator
+	// want says which Go values the templates of the stream need.
+	want extract.Want
+}
+
+func (r *reader) read(ctx context.Context) error {
+	pag, err := paginate.New(r.s.Paginator, r.o.Config)
+	if err != nil {
+		return fmt.Errorf("paginator: %w", err)
+	}
+	r.pag = pag
+	r.want = wants(r.s)
+	token := pag.Initial()
+	first := true
+	prevURL := ""
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		req, err := r.build(ctx, token, first, prevURL)
+		if err != nil {
+			return err
+		}
+		resp, err := r.send(ctx, req)
+		if err != nil {
+			return err
+		}
+		page, err := extract.Parse(resp.Body, r.fieldPath(token, first), r.want)
+		if err != nil {
+			if errors.Is(err, extract.ErrEmpty) && (resp.Status == http.StatusNoContent) {
+				page = &extract.Page{}
+			} else {
+				return fmt.Errorf("%s %s answered %d with a body that is not JSON (%v): %s",
+					req.Method, r.o.Client.Redactor.String(req.URL), resp.Status, err,
+					r.o.Client.Redactor.String(quoteExcerpt(resp.Body)))
+			}
+		}
+		r.res.Pages++
+		emitted, limited, err := r.emit(page, token, first)
+		if err != nil {
+			return err
+		}
+		if r.res.Pages == 1 {
+			r.res.FirstPageRecords = emitted
+		}
+		ev := PageEvent{
+			Stream: r.s.Name, Number: r.res.Pages, Method: req.Method,
+			URL: r.o.Client.Redactor.String(req.URL), Status: resp.Status, Size: len(resp.Body),
+			Records: len(page.Records), Emitted: emitted, TokenBefore: token,
+		}
+		decision, derr := pag.Next(token, r.pageInfo(page, resp, req.URL))
+		switch {
+		case derr != nil:
+			ev.Stop, ev.Reason = true, "error: "+derr.Error()
+		case limited != "":
+			ev.Stop, ev.Reason = true, "stop: "+limited
+			r.res.Limit = limited
+		case !decision.Stop && r.o.MaxPages > 0 && r.res.Pages >= r.o.MaxPages:
+			ev.TokenAfter = decision.Token
+			r.res.Limit = fmt.Sprintf("--max-pages %d", r.o.MaxPages)
+			ev.Stop, ev.Reason = true, "stop: "+r.res.Limit
+		default:
+			ev.Stop, ev.Reason, ev.TokenAfter = decision.Stop, decision.Reason, decision.Token
+		}
+		if r.o.Out != nil {
+			if err := r.o.Out.Flush(); err != nil {
+				return err
+			}
+		}
+		if r.o.Observer != nil {
+			r.o.Observer.Page(ev)
+		}
+		if derr != nil {
+			return derr
+		}
+		if ev.Stop {
+			return nil
+		}
+		token, first, prevURL = decision.Token, false, req.URL
+	}
+}
+
+func quoteExcerpt(body []byte) string {
+	if len(body) == 0 {
+		return "(empty body)"
+	}
+	return fmt.Sprintf("%q", httpx.Excerpt(body))
+}
+
+func (r *reader) send(ctx context.Context, req *httpx.Request) (*httpx.Response, error) {
+	resp, err := r.o.Client.Do(ctx, req)
+	var se *httpx.StatusError
+	if errors.As(err, &se) && se.Status == http.StatusUnauthorized {
+		if renewer, ok := r.o.Auth.(auth.Retrier); ok {
+			renewed, rerr := renewer.Renew(ctx)
+			if rerr != nil {
+				return nil, rerr
+			}
+			if renewed {
+				// Rebuild the credentials of the same request and try once more.
+				if err := reapply(ctx, r.o.Auth, req); err != nil {
+					return nil, err
+				}
+				resp, err = r.o.Client.Do(ctx, req)
+			}
+		}
+	}
+	if err != nil {
+		if errors.As(err, &se) && se.IsAuth() {
+			return nil, &auth.Error{Msg: se.Error()}
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// reapply replaces the Authorization header of req after a token renewal.
+func reapply(ctx context.Context, a auth.Authenticator, req *httpx.Request) error {
+	b := request.New(req.Kind, req.Method, req.URL)
+	if err := a.Apply(ctx, b); err != nil {
+		return err
+	}
+	fresh, err := b.Build()
+	if err != nil {
+		return err
+	}
+	for k, v := range fresh.Header {
+		req.Header[k] = v
+	}
+	return nil
+}
+
+func (r *reader) emit(page *extract.Page, token any, first bool) (int, string, error) {
+	filter := r.s.Selector.Filter
+	var vars map[string]any
+	if filter != nil {
+		vars = r.vars(token, first)
+	}
+	emitted := 0
+	for i := range page.Records {
+		rec := &page.Records[i]
+		if filter != nil {
+			vars["record"] = rec.Value
+			v, err := filter.Eval(vars)
+			if err != nil {
+				return emitted, "", fmt.Errorf("record_filter: %w", err)
+			}
+			if !template.Truthy(v) {
+				continue
+			}
+		}
+		if r.o.Out != nil {
+			if err := r.o.Out.Record(r.s.Name, rec.Raw); err != nil {
+				return emitted, "", err
+			}
+		}
+		emitted++
+		r.res.Records++
+		if r.o.MaxRecords > 0 && r.res.Records >= r.o.MaxRecords {
+			return emitted, fmt.Sprintf("--max-records %d", r.o.MaxRecords), nil
+		}
+	}
+	return emitted, "", nil
+}
+
+func (r *reader) pageInfo(page *extract.Page, resp *httpx.Response, reqURL string) paginate.Page {
+	pi := paginate.Page{Count: len(page.Records), Body: page.Body, URL: reqURL,
+		Headers: paginate.NewHeaders(resp.Header, reqURL)}
+	if r.want.Values {
+		pi.LastRecords = make([]any, len(page.Records))
+		for i, rec := range page.Records {
+			pi.LastRecords[i] = rec.Value
+		}
+	}
+	return pi
+}
+
+// wants says which Go values the stream's templates read, so the page parser builds only
+// those.
+func wants(s *manifest.Stream) extract.Want {
+	var w extract.Want
+	if s.Selector.Filter != nil {
+		w.Values = true
+	}
+	if p := s.Paginator; p != nil && p.Strategy != nil {
+		for _, t := range []*template.Template{p.Strategy.CursorValue, p.Strategy.StopCondition} {
+			if t == nil {
+				continue
+			}
+			if t.Reads("response") {
+				w.Body = true
+			}
+			if t.Reads("last_records") || t.Reads("last_record") {
+				w.Values = true
+			}
+		}
+	}
+	return w
+}
+
+func (r *reader) vars(token any, first bool) map[string]any {
+	return map[string]any{
+		"config":           r.o.Config,
+		"parameters":       nonNil(r.s.Requester.Parameters),
+		"next_page_token":  paginate.NextPageToken(first, token),
+		"stream_slice":     map[string]any{},
+		"stream_partition": map[string]any{},
+		"stream_interval":  map[string]any{},
+		"stream_state":     map[string]any{},
+	}
+}
+
+func nonNil(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func (r *reader) fieldPath(token any, first bool) []string {
+	segs := r.s.Selector.FieldPath
+	if len(segs) == 0 {
+		return nil
+	}
+	vars := map[string]any{
+		"config": r.o.Config, "parameters": nonNil(r.s.Selector.Parameters),
+		"stream_slice": map[string]any{}, "stream_partition": map[string]any{},
+		"stream_interval": map[string]any{}, "stream_state": map[string]any{},
+		"next_page_token": paginate.NextPageToken(first, token),
+	}
+	out := make([]string, len(segs))
+	for i, t := range segs {
+		s, err := t.Render(vars)
+		if err != nil {
+			s = t.Source()
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// build assembles the request for one page.
+func (r *reader) build(ctx context.Context, token any, first bool, prevURL string) (*httpx.Request, error) {
+	vars := r.vars(token, first)
+	b, err := NewBuilder("data", r.s.Requester, vars)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.o.Auth.Apply(ctx, b); err != nil {
+		return nil, err
+	}
+	if err := r.pag.Inject(b, token, first, prevURL); err != nil {
+		return nil, err
+	}
+	return b.Build()
+}
+
+// NewBuilder starts a request from a requester's URL and options, rendered with vars. It is
+// used for data requests and for session logins.
+func NewBuilder(kind string, q *manifest.Requester, vars map[string]any) (*request.Builder, error) {
+	u, err := requestURL(q, vars)
+	if err != nil {
+		return nil, err
+	}
+	method := q.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	b := request.New(kind, method, u)
+	const src = "the requester"
+	if err := eachOption(q.Params, vars, "request_parameters", func(k string, v any) error {
+		return b.SetParam(k, stringValues(v), src)
+	}); err != nil {
+		return nil, err
+	}
+	if err := eachOption(q.Headers, vars, "request_headers", func(k string, v any) error {
+		return b.SetHeader(k, template.ToString(v), src)
+	}); err != nil {
+		return nil, err
+	}
+	if err := eachOption(q.BodyData, vars, "request_body_data", func(k string, v any) error {
+		return b.SetForm(k, stringValues(v), src)
+	}); err != nil {
+		return nil, err
+	}
+	if err := eachOption(q.BodyJSON, vars, "request_body_json", func(k string, v any) error {
+		return b.SetJSON([]string{k}, v, src)
+	}); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func stringValues(v any) []string {
+	if l, ok := v.([]any); ok {
+		out := make([]string, 0, len(l))
+		for _, e := range l {
+			out = append(out, template.ToString(e))
+		}
+		return out
+	}
+	return []string{template.ToString(v)}
+}
+
+func requestURL(q *manifest.Requester, vars map[string]any) (string, error) {
+	render := func(t *template.Template, field string) (string, error) {
+		if t == nil {
+			return "", nil
+		}
+		s, err := t.Render(vars)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", field, err)
+		}
+		return strings.TrimSpace(s), nil
+	}
+	base, err := render(q.URLBase, "url_base")
+	if err != nil {
+		return "", err
+	}
+	path, err := render(q.Path, "path")
+	if err != nil {
+		return "", err
+	}
+	if base == "" {
+		full, err := render(q.URL, "url")
+		if err != nil {
+			return "", err
+		}
+		if full == "" {
+			return "", errors.New("the requester has no url_base or url (or it renders empty: check the testing values)")
+		}
+		base = full
+	}
+	return JoinURL(base, path), nil
+}
+
+// JoinURL joins url_base and path with exactly one slash; a path that is a full URL is used
+// as is.
+func JoinURL(base, path string) string {
+	if path == "" {
+		return base
+	}
+	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
+		return path
+	}
+	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
+}
+
+// eachOption renders a request option tree and calls set for each top-level entry whose value
+// is not empty.
+func eachOption(t *manifest.Tree, vars map[string]any, field string, set func(k string, v any) error) error {
+	if t == nil {
+		return nil
+	}
+	v, err := RenderTree(t, vars)
+	if err != nil {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	switch m := v.(type) {
+	case *request.Object:
+		for _, k := range m.Keys() {
+			val, _ := m.Get(k)
+			if err := set(k, val); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		obj := jsonValue(m).(*request.Object)
+		for _, k := range obj.Keys() {
+			val, _ := obj.Get(k)
+			if err := set(k, val); err != nil {
+				return err
+			}
+		}
+	case nil:
+	default:
+		if template.IsEmpty(v) {
+			return nil
+		}
+		return fmt.Errorf("%s must be a mapping, got %s", field, template.ToString(v))
+	}
+	return nil
+}
+
+// RenderTree renders a request option tree: mappings become ordered objects, entries whose
+// value renders empty (none, undefined or "") are dropped, and values are plain JSON values.
+func RenderTree(t *manifest.Tree, vars map[string]any) (any, error) {
+	switch t.Kind {
+	case manifest.KindScalar:
+		return t.Scalar, nil
+	case manifest.KindTemplate:
+		v, err := t.Template.Eval(vars)
+		if err != nil {
+			return nil, err
+		}
+		if template.IsUndefined(v) {
+			return nil, nil
+		}
+		return jsonValue(v), nil
+	case manifest.KindList:
+		out := make([]any, 0, len(t.Items))
+		for _, it := range t.Items {
+			v, err := RenderTree(it, vars)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case manifest.KindMap:
+		obj := &request.Object{}
+		for _, e := range t.Entries {
+			k, err := e.Key.Render(vars)
+			if err != nil {
+				return nil, err
+			}
+			v, err := RenderTree(e.Value, vars)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			if template.IsEmpty(v) || k == "" {
+				continue
+			}
+			obj.Set(k, v)
+		}
+		return obj, nil
+	}
+	return nil, fmt.Errorf("unknown tree kind %d", t.Kind)
+}
+
+// jsonValue turns a template value into a value request.MarshalJSON can write.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string, int, int64, float64:
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonValue(e)
+		}
+		return out
+	case map[string]any:
+		obj := &request.Object{}
+		for _, k := range sortedKeys(x) {
+			obj.Set(k, jsonValue(x[k]))
+		}
+		return obj
+	case *request.Object:
+		return x
+	case template.Mapping:
+		obj := &request.Object{}
+		for _, k := range x.Keys() {
+			e, _ := x.Get(k)
+			obj.Set(k, jsonValue(e))
+		}
+		return obj
+	case json.Number:
+		return x
+	}
+	if template.IsUndefined(v) {
+		return nil
+	}
+	return template.ToString(v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

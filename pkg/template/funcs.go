@@ -1,0 +1,318 @@
+package template
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	exprlang "github.com/expr-lang/expr"
+)
+
+var (
+	optsOnce sync.Once
+	opts     []exprlang.Option
+)
+
+func fn1(f func(any) any) func(...any) (any, error) {
+	return func(p ...any) (any, error) { return f(p[0]), nil }
+}
+
+func fn2(f func(a, b any) (any, error)) func(...any) (any, error) {
+	return func(p ...any) (any, error) { return f(p[0], p[1]) }
+}
+
+func cmpFn(op string, want func(int) bool) func(...any) (any, error) {
+	return func(p ...any) (any, error) {
+		c, err := compare(p[0], p[1], op)
+		if err != nil {
+			return nil, err
+		}
+		return want(c), nil
+	}
+}
+
+// exprOptions are the expr compile options: the environment type and every
+// function the generated code may call.
+func exprOptions() []exprlang.Option {
+	optsOnce.Do(func() {
+		fns := map[string]func(...any) (any, error){
+			"_var": func(p ...any) (any, error) {
+				if v, ok := p[0].(*frame).vars[p[1].(string)]; ok {
+					return v, nil
+				}
+				return Undefined, nil
+			},
+			"_loc": func(p ...any) (any, error) {
+				v := p[0].(*frame).locals[p[1].(int)]
+				if v == nil {
+					return nil, nil
+				}
+				return v, nil
+			},
+			"_k":     func(p ...any) (any, error) { return p[0].(*frame).consts[p[1].(int)], nil },
+			"_attr":  func(p ...any) (any, error) { return getAttr(p[0], p[1].(string)), nil },
+			"_item":  func(p ...any) (any, error) { return getItem(p[0], p[1]), nil },
+			"_slice": func(p ...any) (any, error) { return getSlice(p[0], p[1], p[2], p[3]) },
+			"_add":   fn2(add),
+			"_sub":   fn2(sub),
+			"_mul":   fn2(mul),
+			"_div":   fn2(div),
+			"_fdiv":  fn2(floorDiv),
+			"_mod":   fn2(mod),
+			"_pow":   fn2(pow),
+			"_cat": func(p ...any) (any, error) {
+				return ToString(p[0]) + ToString(p[1]), nil
+			},
+			"_neg":    func(p ...any) (any, error) { return neg(p[0]) },
+			"_pos":    func(p ...any) (any, error) { return pos(p[0]) },
+			"_eq":     func(p ...any) (any, error) { return equal(p[0], p[1]), nil },
+			"_ne":     func(p ...any) (any, error) { return !equal(p[0], p[1]), nil },
+			"_lt":     cmpFn("<", func(c int) bool { return c < 0 }),
+			"_le":     cmpFn("<=", func(c int) bool { return c <= 0 }),
+			"_gt":     cmpFn(">", func(c int) bool { return c > 0 }),
+			"_ge":     cmpFn(">=", func(c int) bool { return c >= 0 }),
+			"_in":     func(p ...any) (any, error) { return contains(p[1], p[0]) },
+			"_notin":  func(p ...any) (any, error) { ok, err := contains(p[1], p[0]); return !ok, err },
+			"_truthy": fn1(func(v any) any { return Truthy(v) }),
+			"_undef":  func(p ...any) (any, error) { return Undefined, nil },
+			"_list": func(p ...any) (any, error) {
+				l := make([]any, len(p), len(p)+4)
+				for i, v := range p {
+					l[i] = norm(v)
+				}
+				return l, nil
+			},
+			"_dict": func(p ...any) (any, error) {
+				m := make(map[string]any, len(p)/2)
+				for i := 0; i+1 < len(p); i += 2 {
+					m[keyString(p[i])] = norm(p[i+1])
+				}
+				return m, nil
+			},
+			"_dictkw": func(p ...any) (any, error) {
+				m, err := kwMap(p)
+				return m, err
+			},
+			"_namespace": func(p ...any) (any, error) {
+				m, err := kwMap(p)
+				return &namespace{m: m}, err
+			},
+			"_test": func(p ...any) (any, error) {
+				return runTest(p[0].(string), p[1], p[2:])
+			},
+			"_map_attr": func(p ...any) (any, error) {
+				l, err := iterate(p[0])
+				if err != nil {
+					return nil, err
+				}
+				out := make([]any, len(l))
+				for i, e := range l {
+					v := attrPath(e, ToString(p[1]))
+					if IsUndefined(v) && !IsUndefined(p[2]) {
+						v = p[2]
+					}
+					out[i] = v
+				}
+				return out, nil
+			},
+			"_map_filter": func(p ...any) (any, error) {
+				l, err := iterate(p[0])
+				if err != nil {
+					return nil, err
+				}
+				name := ToString(p[1])
+				f, ok := filters[name]
+				if !ok {
+					return nil, fmt.Errorf("no filter named %s", pyRepr(name))
+				}
+				out := make([]any, len(l))
+				args := make([]any, len(p)-1)
+				copy(args[1:], p[2:])
+				for i, e := range l {
+					args[0] = e
+					if out[i], err = f.fn(args); err != nil {
+						return nil, err
+					}
+				}
+				return out, nil
+			},
+			"_format": func(p ...any) (any, error) {
+				s, ok := p[0].(string)
+				if !ok {
+					return nil, fmt.Errorf("'%s' object has no attribute 'format'", typeName(p[0]))
+				}
+				return pyFormat(s, p[2:], p[1].(map[string]any))
+			},
+			"_append": func(p ...any) (any, error) { return nil, appendInPlace(p[0].(*frame), p[1], []any{p[2]}) },
+			"_extend": func(p ...any) (any, error) {
+				l, err := iterate(p[2])
+				if err != nil {
+					return nil, err
+				}
+				return nil, appendInPlace(p[0].(*frame), p[1], l)
+			},
+		}
+		for name, s := range filters {
+			fns["f_"+name] = specFn(s)
+		}
+		for name, s := range methods {
+			if s.fn != nil {
+				fns["m_"+name] = methodFn(s)
+			}
+		}
+		for name, s := range functions {
+			if s.fn != nil {
+				fns["g_"+name] = specFn(s)
+			}
+		}
+		opts = []exprlang.Option{exprlang.Env(&frame{}), exprlang.DisableAllBuiltins(), exprlang.Optimize(false)}
+		for name, f := range fns {
+			opts = append(opts, exprlang.Function(name, f))
+		}
+	})
+	return opts
+}
+
+func specFn(s *spec) func(...any) (any, error) {
+	return func(p ...any) (any, error) { return s.fn(p) }
+}
+
+// methodFn calls a method; on none or undefined every method yields undefined.
+func methodFn(s *spec) func(...any) (any, error) {
+	return func(p ...any) (any, error) {
+		switch p[0].(type) {
+		case nil, undefined:
+			return Undefined, nil
+		}
+		return s.fn(p)
+	}
+}
+
+func kwMap(p []any) (map[string]any, error) {
+	m := map[string]any{}
+	if p[0] != nil {
+		base, ok := mapView(p[0])
+		if !ok {
+			if l, err := iterate(p[0]); err == nil {
+				for _, e := range l {
+					pair, ok := asList(e)
+					if !ok || len(pair) != 2 {
+						return nil, errors.New("dictionary update sequence element is not a pair")
+					}
+					m[keyString(pair[0])] = pair[1]
+				}
+			} else {
+				return nil, err
+			}
+		} else {
+			for _, k := range base.Keys() {
+				m[k], _ = base.Get(k)
+			}
+		}
+	}
+	for i := 1; i+1 < len(p); i += 2 {
+		m[p[i].(string)] = norm(p[i+1])
+	}
+	return m, nil
+}
+
+// appendInPlace appends to a list and makes every local that holds the same
+// list see the result, which is what Python's list.append does.
+func appendInPlace(fr *frame, recv any, items []any) error {
+	switch recv.(type) {
+	case nil, undefined:
+		return nil
+	}
+	old, ok := recv.([]any)
+	if !ok {
+		return fmt.Errorf("'%s' object has no attribute 'append'", typeName(recv))
+	}
+	if len(old)+len(items) > 1<<20 {
+		return errors.New("list too large")
+	}
+	nl := append(old, items...)
+	for i, v := range fr.locals {
+		if l, ok := v.([]any); ok && len(l) == len(old) && sameBacking(l, old) {
+			fr.locals[i] = nl
+		}
+	}
+	return nil
+}
+
+func sameBacking(a, b []any) bool {
+	if cap(a) == 0 || cap(b) == 0 {
+		return false
+	}
+	return unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+// fastPath evaluates a template that is a single constant-key access such as
+// {{ config['api_key'] }} or {{ response.meta.next }} without the VM.
+type fastPath struct {
+	root  string
+	keys  []any
+	attrs []bool
+}
+
+func newFastPath(e expr, g *gen) *fastPath {
+	var keys []any
+	var attrs []bool
+	for {
+		switch x := e.(type) {
+		case *attrExpr:
+			keys = append(keys, x.name)
+			attrs = append(attrs, true)
+			e = x.x
+			continue
+		case *itemExpr:
+			lit, ok := x.k.(*litExpr)
+			if !ok {
+				return nil
+			}
+			switch lit.v.(type) {
+			case string, int64:
+			default:
+				return nil
+			}
+			keys = append(keys, lit.v)
+			attrs = append(attrs, false)
+			e = x.x
+			continue
+		case *nameExpr:
+			if _, local := g.scope.lookup(x.name); local || !g.vars[x.name] {
+				return nil
+			}
+			f := &fastPath{root: x.name}
+			for i := len(keys) - 1; i >= 0; i-- {
+				f.keys = append(f.keys, keys[i])
+				f.attrs = append(f.attrs, attrs[i])
+			}
+			return f
+		}
+		return nil
+	}
+}
+
+func (f *fastPath) eval(vars map[string]any) any {
+	v, ok := vars[f.root]
+	if !ok {
+		return Undefined
+	}
+	for i, k := range f.keys {
+		if f.attrs[i] {
+			v = getAttr(v, k.(string))
+		} else {
+			v = getItem(v, k)
+		}
+	}
+	return v
+}
+
+// norm turns the int of an expr literal into the int64 templates produce.
+func norm(v any) any {
+	if i, ok := v.(int); ok {
+		return int64(i)
+	}
+	return v
+}

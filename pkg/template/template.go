@@ -1,0 +1,616 @@
+// Package template compiles the Jinja2-style templates of a definition
+// ({{ expression }}, {% if %}, {% set %}, {% for %}, {% raw %}, {# #}) once,
+// to expr programs, and evaluates them with Jinja2/Python semantics:
+// undefined values, Python truthiness, and/or returning an operand, exact
+// JSON numbers.
+//
+// Each expression is translated to expr source in which nearly every
+// operation is a call to one of this package's functions (_attr, _add,
+// f_default...), so the semantics are ours, not expr's; statements are run
+// by a small evaluator around the compiled programs.
+package template
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	exprlang "github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Error is a compile or evaluation problem. Offset is the byte offset inside
+// the template source where the problem is, so that the caller can compute a
+// file:line:col; Hint is a suggestion such as "did you mean `config`?".
+type Error struct {
+	Offset int
+	Msg    string
+	Hint   string
+}
+
+// Error returns the message, followed by the hint when there is one.
+func (e *Error) Error() string {
+	if e.Hint != "" {
+		return e.Msg + " (" + e.Hint + ")"
+	}
+	return e.Msg
+}
+
+// Template is a compiled template. It is safe for concurrent use.
+type Template struct {
+	src     string
+	literal bool
+	reads   []string
+	body    []rnode
+	single  *prog // the template is one {{ expression }}
+	fast    *fastPath
+	nslots  int
+	consts  []any
+}
+
+// prog is one compiled expression and where it sits in the source.
+type prog struct {
+	p   *vm.Program
+	pos int
+}
+
+type rnode interface{}
+
+type (
+	rText struct{ s string }
+	rOut  struct{ p prog }
+	rIf   struct {
+		conds  []prog
+		bodies [][]rnode
+		els    []rnode
+	}
+	rSet struct {
+		slots []int
+		p     *prog
+		attr  string
+		body  []rnode
+		pos   int
+	}
+	rFor struct {
+		pos      int
+		slots    []int
+		loopSlot int
+		inits    []slotInit
+		iter     prog
+		cond     *prog
+		body     []rnode
+		els      []rnode
+	}
+)
+
+// slotInit copies an outer value into a loop-local slot when a loop starts.
+type slotInit struct {
+	dst, src int // src < 0: read the free variable name
+	name     string
+}
+
+// frame is the state of one evaluation, reached by expr programs as $env.
+type frame struct {
+	vars   map[string]any
+	locals []any
+	consts []any
+	steps  int
+}
+
+const maxSteps = 1_000_000
+
+type cacheKey struct{ src, vars string }
+
+var cache sync.Map // cacheKey -> *Template
+
+// Compile parses and compiles src once. vars are the names of the free
+// variables the template may read (config, parameters, response...);
+// reading any other is a compile error. The error is always an *Error.
+// Compiled templates are cached by source and variable list.
+func Compile(src string, vars []string) (*Template, error) {
+	key := cacheKey{src: src, vars: strings.Join(vars, "\x00")}
+	if t, ok := cache.Load(key); ok {
+		return t.(*Template), nil
+	}
+	t, err := compile(src, vars)
+	if err != nil {
+		return nil, err
+	}
+	cache.Store(key, t)
+	return t, nil
+}
+
+func compile(src string, vars []string) (t *Template, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, err = nil, &Error{Offset: 0, Msg: fmt.Sprintf("internal error compiling template: %v", r)}
+		}
+	}()
+	t = &Template{src: src}
+	if !strings.Contains(src, "{{") && !strings.Contains(src, "{%") && !strings.Contains(src, "{#") {
+		t.literal = true
+		return t, nil
+	}
+	body, err := parseTemplate(src)
+	if err != nil {
+		return nil, err
+	}
+	g := &gen{src: src, vars: map[string]bool{}, reads: map[string]bool{}, scope: &scope{names: map[string]int{}}}
+	for _, v := range vars {
+		g.vars[v] = true
+	}
+	c := &compiler{g: g}
+	if out, ok := trimmedSingle(body); ok {
+		p, err := c.prog(out.e, out.pos)
+		if err != nil {
+			return nil, err
+		}
+		t.single = &p
+		t.fast = newFastPath(out.e, g)
+	} else if t.body, err = c.nodes(body); err != nil {
+		return nil, err
+	}
+	t.nslots = g.nslots
+	t.consts = g.consts
+	for v := range g.reads {
+		t.reads = append(t.reads, v)
+	}
+	sort.Strings(t.reads)
+	return t, nil
+}
+
+type compiler struct{ g *gen }
+
+func (c *compiler) prog(e expr, pos int) (prog, error) {
+	code, err := c.g.expr(e)
+	if err != nil {
+		return prog{}, err
+	}
+	p, err := exprlang.Compile(code, exprOptions()...)
+	if err != nil {
+		return prog{}, &Error{Offset: pos, Msg: "cannot compile expression: " + err.Error()}
+	}
+	return prog{p: p, pos: pos}, nil
+}
+
+func (c *compiler) nodes(body []stmt) ([]rnode, error) {
+	var out []rnode
+	for _, s := range body {
+		n, err := c.node(s)
+		if err != nil {
+			return nil, err
+		}
+		if n != nil {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func (c *compiler) node(s stmt) (rnode, error) {
+	g := c.g
+	switch x := s.(type) {
+	case *textStmt:
+		return &rText{s: x.s}, nil
+	case *outStmt:
+		p, err := c.prog(x.e, x.pos)
+		if err != nil {
+			return nil, err
+		}
+		return &rOut{p: p}, nil
+	case *ifStmt:
+		n := &rIf{}
+		for i, cond := range x.conds {
+			p, err := c.prog(cond, cond.position())
+			if err != nil {
+				return nil, err
+			}
+			b, err := c.nodes(x.bodies[i])
+			if err != nil {
+				return nil, err
+			}
+			n.conds = append(n.conds, p)
+			n.bodies = append(n.bodies, b)
+		}
+		els, err := c.nodes(x.els)
+		if err != nil {
+			return nil, err
+		}
+		n.els = els
+		return n, nil
+	case *setStmt:
+		n := &rSet{pos: x.pos, attr: x.attr}
+		if x.e != nil {
+			p, err := c.prog(x.e, x.e.position())
+			if err != nil {
+				return nil, err
+			}
+			n.p = &p
+		} else {
+			b, err := c.nodes(x.body)
+			if err != nil {
+				return nil, err
+			}
+			n.body = b
+		}
+		if x.attr != "" {
+			slot, ok := g.scope.lookup(x.names[0])
+			if !ok {
+				return nil, g.errAt(x.namePos[0], fmt.Sprintf("unknown variable `%s`", x.names[0]), g.visibleNames(), x.names[0])
+			}
+			n.slots = []int{slot}
+			return n, nil
+		}
+		for _, name := range x.names {
+			slot, ok := g.scope.names[name]
+			if !ok {
+				slot = g.declare(name)
+			}
+			n.slots = append(n.slots, slot)
+		}
+		return n, nil
+	case *forStmt:
+		iter, err := c.prog(x.iter, x.iter.position())
+		if err != nil {
+			return nil, err
+		}
+		n := &rFor{pos: x.pos, iter: iter}
+		outer := g.scope
+		g.scope = &scope{parent: outer, names: map[string]int{}}
+		defer func() { g.scope = outer }()
+		// Names set inside the body are local to the loop, starting from
+		// the outer value, like Jinja.
+		for _, name := range assigned(x.body) {
+			slot := g.declare(name)
+			init := slotInit{dst: slot, src: -1, name: name}
+			if s, ok := outer.lookup(name); ok {
+				init.src = s
+			} else if g.vars[name] {
+				g.reads[name] = true
+			} else {
+				init.name = ""
+			}
+			n.inits = append(n.inits, init)
+		}
+		for _, name := range x.names {
+			n.slots = append(n.slots, g.declare(name))
+		}
+		n.loopSlot = g.declare("loop")
+		if x.cond != nil {
+			p, err := c.prog(x.cond, x.cond.position())
+			if err != nil {
+				return nil, err
+			}
+			n.cond = &p
+		}
+		if n.body, err = c.nodes(x.body); err != nil {
+			return nil, err
+		}
+		g.scope = outer
+		if n.els, err = c.nodes(x.els); err != nil {
+			return nil, err
+		}
+		return n, nil
+	}
+	return nil, fmt.Errorf("unexpected statement %T", s)
+}
+
+// assigned lists the names set in a loop body (not in nested loops).
+func assigned(body []stmt) []string {
+	seen := map[string]bool{}
+	var out []string
+	var walk func([]stmt)
+	walk = func(b []stmt) {
+		for _, s := range b {
+			switch x := s.(type) {
+			case *setStmt:
+				if x.attr == "" {
+					for _, n := range x.names {
+						if !seen[n] {
+							seen[n] = true
+							out = append(out, n)
+						}
+					}
+				}
+			case *ifStmt:
+				for _, body := range x.bodies {
+					walk(body)
+				}
+				walk(x.els)
+			}
+		}
+	}
+	walk(body)
+	return out
+}
+
+// Source returns the template text as written.
+func (t *Template) Source() string { return t.src }
+
+// IsLiteral reports that the source has no {{ }} or {% %} at all: it is
+// plain text and Eval returns it unchanged.
+func (t *Template) IsLiteral() bool { return t.literal }
+
+// Reads reports whether the template references the free variable name.
+func (t *Template) Reads(name string) bool {
+	i := sort.SearchStrings(t.reads, name)
+	return i < len(t.reads) && t.reads[i] == name
+}
+
+var (
+	framePool = sync.Pool{New: func() any { return &frame{} }}
+	vmPool    = sync.Pool{New: func() any { return &vm.VM{} }}
+)
+
+// Eval evaluates the template. A template that is exactly one
+// {{ expression }} (surrounding whitespace allowed) yields the expression's
+// own value: int64, float64, json.Number, string, bool, nil, Undefined,
+// []any, map[string]any or a datetime; any other template yields the
+// rendered string. A failure is an *Error; Eval never panics.
+func (t *Template) Eval(vars map[string]any) (res any, err error) {
+	if t.literal {
+		return t.src, nil
+	}
+	if t.fast != nil {
+		return norm(t.fast.eval(vars)), nil
+	}
+	fr := framePool.Get().(*frame)
+	fr.vars, fr.consts, fr.steps = vars, t.consts, 0
+	if cap(fr.locals) < t.nslots {
+		fr.locals = make([]any, t.nslots)
+	}
+	fr.locals = fr.locals[:t.nslots]
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, &Error{Offset: 0, Msg: fmt.Sprintf("internal error evaluating template %q: %v\n%s", t.src, r, debug.Stack())}
+		}
+		clear(fr.locals)
+		fr.vars, fr.consts = nil, nil
+		framePool.Put(fr)
+	}()
+	if t.single != nil {
+		v, err := t.run(*t.single, fr)
+		return norm(v), err
+	}
+	var b strings.Builder
+	if err := t.exec(t.body, fr, &b); err != nil {
+		return nil, err
+	}
+	return b.String(), nil
+}
+
+// Render evaluates the template and renders the result as text.
+func (t *Template) Render(vars map[string]any) (string, error) {
+	v, err := t.Eval(vars)
+	if err != nil {
+		return "", err
+	}
+	return ToString(v), nil
+}
+
+// evalError is a failure inside one of our functions.
+type evalError struct{ msg string }
+
+func (e *evalError) Error() string { return e.msg }
+
+func (t *Template) run(p prog, fr *frame) (any, error) {
+	m := vmPool.Get().(*vm.VM)
+	out, err := m.Run(p.p, fr)
+	vmPool.Put(m)
+	if err != nil {
+		msg := err.Error()
+		var inner error = err
+		for {
+			u := errors.Unwrap(inner)
+			if u == nil {
+				break
+			}
+			inner = u
+		}
+		if inner != err {
+			msg = inner.Error()
+		}
+		if fe, ok := inner.(*Error); ok {
+			return nil, fe
+		}
+		return nil, &Error{Offset: p.pos, Msg: fmt.Sprintf("evaluating %s: %s", excerpt(t.src, p.pos), msg)}
+	}
+	return out, nil
+}
+
+func excerpt(src string, pos int) string {
+	s := src[pos:]
+	if end := strings.Index(s, "}}"); end >= 0 && strings.HasPrefix(s, "{{") {
+		s = s[:end+2]
+	} else if end := strings.Index(s, "%}"); end >= 0 && strings.HasPrefix(s, "{%") {
+		s = s[:end+2]
+	}
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return "`" + s + "`"
+}
+
+func (t *Template) exec(nodes []rnode, fr *frame, b *strings.Builder) error {
+	for _, n := range nodes {
+		switch x := n.(type) {
+		case *rText:
+			b.WriteString(x.s)
+		case *rOut:
+			v, err := t.run(x.p, fr)
+			if err != nil {
+				return err
+			}
+			b.WriteString(ToString(v))
+		case *rIf:
+			done := false
+			for i, c := range x.conds {
+				v, err := t.run(c, fr)
+				if err != nil {
+					return err
+				}
+				if Truthy(v) {
+					if err := t.exec(x.bodies[i], fr, b); err != nil {
+						return err
+					}
+					done = true
+					break
+				}
+			}
+			if !done {
+				if err := t.exec(x.els, fr, b); err != nil {
+					return err
+				}
+			}
+		case *rSet:
+			var v any
+			if x.p != nil {
+				var err error
+				if v, err = t.run(*x.p, fr); err != nil {
+					return err
+				}
+			} else {
+				var sb strings.Builder
+				if err := t.exec(x.body, fr, &sb); err != nil {
+					return err
+				}
+				v = sb.String()
+			}
+			if x.attr != "" {
+				ns, ok := fr.locals[x.slots[0]].(*namespace)
+				if !ok {
+					return &Error{Offset: x.pos, Msg: "cannot assign an attribute of a value that is not a namespace()"}
+				}
+				ns.m[x.attr] = v
+				continue
+			}
+			if err := assign(fr, x.slots, v, x.pos); err != nil {
+				return err
+			}
+		case *rFor:
+			if err := t.loop(x, fr, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func assign(fr *frame, slots []int, v any, pos int) error {
+	if len(slots) == 1 {
+		fr.locals[slots[0]] = v
+		return nil
+	}
+	l, err := iterate(v)
+	if err != nil || len(l) != len(slots) {
+		return &Error{Offset: pos, Msg: fmt.Sprintf("cannot unpack %s into %d names", typeName(v), len(slots))}
+	}
+	for i, s := range slots {
+		fr.locals[s] = l[i]
+	}
+	return nil
+}
+
+func (t *Template) loop(x *rFor, fr *frame, b *strings.Builder) error {
+	seq, err := t.run(x.iter, fr)
+	if err != nil {
+		return err
+	}
+	items, err := iterate(seq)
+	if err != nil {
+		return &Error{Offset: x.pos, Msg: "for loop: " + err.Error()}
+	}
+	for _, in := range x.inits {
+		switch {
+		case in.src >= 0:
+			fr.locals[in.dst] = fr.locals[in.src]
+		case in.name != "":
+			v, ok := fr.vars[in.name]
+			if !ok {
+				v = Undefined
+			}
+			fr.locals[in.dst] = v
+		default:
+			fr.locals[in.dst] = Undefined
+		}
+	}
+	if x.cond != nil {
+		var kept []any
+		for _, it := range items {
+			if err := assign(fr, x.slots, it, x.pos); err != nil {
+				return err
+			}
+			v, err := t.run(*x.cond, fr)
+			if err != nil {
+				return err
+			}
+			if Truthy(v) {
+				kept = append(kept, it)
+			}
+		}
+		items = kept
+	}
+	if len(items) == 0 {
+		return t.exec(x.els, fr, b)
+	}
+	li := &loopInfo{items: items}
+	fr.locals[x.loopSlot] = li
+	for i, it := range items {
+		fr.steps++
+		if fr.steps > maxSteps {
+			return &Error{Offset: x.pos, Msg: "too many loop iterations"}
+		}
+		li.i = i
+		if err := assign(fr, x.slots, it, x.pos); err != nil {
+			return err
+		}
+		if err := t.exec(x.body, fr, b); err != nil {
+			return err
+		}
+		if b.Len() > 16<<20 {
+			return &Error{Offset: x.pos, Msg: "template output too large"}
+		}
+	}
+	return nil
+}
+
+// loopInfo is the loop variable of a for loop.
+type loopInfo struct {
+	items []any
+	i     int
+}
+
+func (l *loopInfo) attr(name string) any {
+	n := len(l.items)
+	switch name {
+	case "index":
+		return int64(l.i + 1)
+	case "index0":
+		return int64(l.i)
+	case "revindex":
+		return int64(n - l.i)
+	case "revindex0":
+		return int64(n - l.i - 1)
+	case "first":
+		return l.i == 0
+	case "last":
+		return l.i == n-1
+	case "length":
+		return int64(n)
+	case "previtem":
+		if l.i > 0 {
+			return l.items[l.i-1]
+		}
+	case "nextitem":
+		if l.i < n-1 {
+			return l.items[l.i+1]
+		}
+	}
+	return Undefined
+}
+
+// namespace is the mutable object namespace() returns.
+type namespace struct{ m map[string]any }

@@ -1,0 +1,540 @@
+// Package values loads the testing values (the configuration a user of a connector enters,
+// credentials included), applies --set overrides, checks them against the definition's
+// connection specification, and writes rotated tokens back to the file atomically, keeping
+// its comments, its other values and its mode.
+package values
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"gopkg.in/yaml.v3"
+
+	"connector/pkg/diag"
+)
+
+// Values are loaded testing values.
+type Values struct {
+	// File is the path read, or "-" for standard input.
+	File string
+	// Map is the testing values as plain values (map[string]any, []any, string, int64,
+	// float64, bool, nil).
+	Map map[string]any
+	// doc is the YAML node tree of the file, kept for positions and for writing back.
+	doc *yaml.Node
+	// overridden are the paths set with --set (never written back to the file).
+	overridden map[string]bool
+}
+
+var printer = message.NewPrinter(language.English)
+
+// Load reads testing values from path, or from stdin when path is "-".
+func Load(path string, stdin io.Reader) (*Values, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading testing values from stdin: %w", err)
+		}
+	} else {
+		data, err = os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return Parse(path, data)
+}
+
+// Parse reads testing values from data; file names them in messages.
+func Parse(file string, data []byte) (*Values, error) {
+	name := file
+	if name == "-" {
+		name = "<stdin>"
+	}
+	v := &Values{File: file, overridden: map[string]bool{}}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, diag.List{yamlDiag(name, err)}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		v.Map = map[string]any{}
+		v.doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+		return v, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, diag.List{{File: name, Line: root.Line, Column: root.Column, Severity: diag.Error,
+			Code: diag.CodeTestingValues,
+			Message: fmt.Sprintf("testing values must be a mapping of keys to values, found %s", kindName(root)),
+			Hint:    "write one `key: value` per line, e.g. `api_key: abc123`"}}
+	}
+	m, err := plain(root)
+	if err != nil {
+		return nil, diag.List{{File: name, Line: root.Line, Column: root.Column, Severity: diag.Error,
+			Code: diag.CodeTestingValues, Message: err.Error()}}
+	}
+	v.Map = m.(map[string]any)
+	v.doc = &doc
+	return v, nil
+}
+
+func yamlDiag(file string, err error) diag.Diagnostic {
+	msg := err.Error()
+	line := 0
+	// yaml.v3 says "yaml: line 3: mapping values are not allowed in this context".
+	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
+		if n, tail, ok := strings.Cut(rest, ":"); ok {
+			if l, err := strconv.Atoi(n); err == nil {
+				line = l
+				msg = strings.TrimSpace(tail)
+			}
+		}
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return diag.Diagnostic{File: file, Line: line, Column: 1, Severity: diag.Error, Code: diag.CodeYAML,
+		Message: "invalid YAML: " + msg}
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the scalar %q", n.Value)
+	}
+	return "something else"
+}
+
+// plain converts a YAML node to plain values; aliases are followed.
+func plain(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return plain(n.Alias)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Tag == "!!merge" {
+				continue
+			}
+			val, err := plain(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			m[k.Value] = val
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		l := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			val, err := plain(c)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, val)
+		}
+		return l, nil
+	case yaml.ScalarNode:
+		return scalar(n)
+	}
+	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
+}
+
+func scalar(n *yaml.Node) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err != nil {
+			var f float64
+			if ferr := n.Decode(&f); ferr != nil {
+				return nil, err
+			}
+			return f, nil
+		}
+		return i, nil
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return nil, err
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return n.Value, nil
+		}
+		return f, nil
+	}
+	return n.Value, nil
+}
+
+// Set overrides (or adds) the value at a dotted key path; raw is parsed as a YAML scalar
+// (`--set page_size=50` gives the integer 50, `--set name='"50"'` the string "50").
+func (v *Values) Set(assignment string) error {
+	key, raw, ok := strings.Cut(assignment, "=")
+	if !ok || key == "" {
+		return fmt.Errorf("--set %q: write key.path=value", assignment)
+	}
+	var node yaml.Node
+	var val any = raw
+	if raw != "" {
+		if err := yaml.Unmarshal([]byte(raw), &node); err == nil && len(node.Content) == 1 && node.Content[0].Kind == yaml.ScalarNode {
+			if s, err := scalar(node.Content[0]); err == nil {
+				val = s
+			}
+		}
+	}
+	path := strings.Split(key, ".")
+	if err := setPath(v.Map, path, val); err != nil {
+		return fmt.Errorf("--set %s: %w", key, err)
+	}
+	v.overridden[key] = true
+	return nil
+}
+
+func setPath(m map[string]any, path []string, val any) error {
+	for i, seg := range path[:len(path)-1] {
+		next, ok := m[seg]
+		if !ok || next == nil {
+			child := map[string]any{}
+			m[seg] = child
+			m = child
+			continue
+		}
+		child, ok := next.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s is not a mapping", strings.Join(path[:i+1], "."))
+		}
+		m = child
+	}
+	m[path[len(path)-1]] = val
+	return nil
+}
+
+// Get returns the value at a path.
+func (v *Values) Get(path []string) (any, bool) {
+	var cur any = v.Map
+	for _, seg := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = m[seg]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// Validate checks the values against a connection specification (a JSON schema). Every
+// problem is reported, naming the key, at the key's position in the file when it is there.
+func (v *Values) Validate(spec map[string]any) error {
+	if spec == nil {
+		return nil
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft7)
+	if err := c.AddResource("connection_specification.json", toJSON(spec)); err != nil {
+		return fmt.Errorf("spec.connection_specification: %w", err)
+	}
+	sch, err := c.Compile("connection_specification.json")
+	if err != nil {
+		return fmt.Errorf("spec.connection_specification is not a valid JSON schema: %w", err)
+	}
+	err = sch.Validate(toJSON(v.Map))
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	var list diag.List
+	v.collect(ve, &list)
+	list.Sort()
+	if len(list) == 0 {
+		return err
+	}
+	return list
+}
+
+func (v *Values) collect(ve *jsonschema.ValidationError, list *diag.List) {
+	if len(ve.Causes) > 0 {
+		for _, c := range ve.Causes {
+			v.collect(c, list)
+		}
+		return
+	}
+	loc := ve.InstanceLocation
+	msg := ve.ErrorKind.LocalizedString(printer)
+	key := strings.Join(loc, ".")
+	if req, ok := ve.ErrorKind.(*kind.Required); ok {
+		for _, missing := range req.Missing {
+			full := append(append([]string{}, loc...), missing)
+			d := v.diagAt(loc)
+			d.Message = fmt.Sprintf("missing required testing value %q", strings.Join(full, "."))
+			d.Hint = fmt.Sprintf("add `%s: …` to the testing values, or pass --set %s=…", missing, strings.Join(full, "."))
+			list.Add(d)
+		}
+		return
+	}
+	d := v.diagAt(loc)
+	if key == "" {
+		d.Message = "testing values: " + msg
+	} else {
+		d.Message = fmt.Sprintf("testing value %q: %s", key, msg)
+	}
+	list.Add(d)
+}
+
+func (v *Values) diagAt(path []string) diag.Diagnostic {
+	name := v.File
+	if name == "-" {
+		name = "<stdin>"
+	}
+	d := diag.Diagnostic{File: name, Severity: diag.Error, Code: diag.CodeTestingValues, Path: strings.Join(path, ".")}
+	if n := v.node(path); n != nil {
+		d.Line, d.Column = n.Line, n.Column
+	}
+	return d
+}
+
+// node finds the YAML value node at path (nil when it is not in the file).
+func (v *Values) node(path []string) *yaml.Node {
+	if v.doc == nil || len(v.doc.Content) == 0 {
+		return nil
+	}
+	n := v.doc.Content[0]
+	for _, seg := range path {
+		switch n.Kind {
+		case yaml.MappingNode:
+			var next *yaml.Node
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == seg {
+					next = n.Content[i+1]
+				}
+			}
+			if next == nil {
+				return nil
+			}
+			n = next
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return nil
+			}
+			n = n.Content[i]
+		default:
+			return nil
+		}
+	}
+	return n
+}
+
+// toJSON converts plain values to what the JSON schema validator expects (numbers as
+// json.Number).
+func toJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = toJSON(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = toJSON(e)
+		}
+		return l
+	case int:
+		return json.Number(strconv.Itoa(x))
+	case int64:
+		return json.Number(strconv.FormatInt(x, 10))
+	case float64:
+		return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
+	}
+	return v
+}
+
+// Secrets returns the testing values whose property in the specification is marked
+// `airbyte_secret: true` (searched through properties, oneOf/anyOf/allOf branches and
+// array items).
+func (v *Values) Secrets(spec map[string]any) []string {
+	var out []string
+	var walk func(schema any, val any)
+	walk = func(schema any, val any) {
+		s, ok := schema.(map[string]any)
+		if !ok || val == nil {
+			return
+		}
+		if secret, _ := s["airbyte_secret"].(bool); secret {
+			collectStrings(val, &out)
+			return
+		}
+		if props, ok := s["properties"].(map[string]any); ok {
+			if m, ok := val.(map[string]any); ok {
+				keys := make([]string, 0, len(props))
+				for k := range props {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					if e, ok := m[k]; ok {
+						walk(props[k], e)
+					}
+				}
+			}
+		}
+		for _, key := range []string{"oneOf", "anyOf", "allOf"} {
+			if branches, ok := s[key].([]any); ok {
+				for _, b := range branches {
+					walk(b, val)
+				}
+			}
+		}
+		if items, ok := s["items"]; ok {
+			if l, ok := val.([]any); ok {
+				for _, e := range l {
+					walk(items, e)
+				}
+			}
+		}
+	}
+	walk(spec, v.Map)
+	return out
+}
+
+func collectStrings(v any, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			*out = append(*out, x)
+		}
+	case map[string]any:
+		for _, e := range x {
+			collectStrings(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			collectStrings(e, out)
+		}
+	case nil:
+	default:
+		*out = append(*out, fmt.Sprint(x))
+	}
+}
+
+// WriteBack sets values at paths in the file's YAML tree and writes it to path atomically
+// (a temporary file in the same folder, then a rename), keeping comments, the other values
+// and the file's mode. Paths set with --set are skipped: they did not come from the file.
+func (v *Values) WriteBack(path string, updates map[string]any) error {
+	if v.doc == nil {
+		return errors.New("no testing values document to write")
+	}
+	keys := make([]string, 0, len(updates))
+	for k := range updates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := setPath(v.Map, strings.Split(k, "."), updates[k]); err != nil {
+			return err
+		}
+		if v.overridden[k] {
+			continue
+		}
+		if err := setNode(v.doc.Content[0], strings.Split(k, "."), updates[k]); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(v.doc); err != nil {
+		return err
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+func setNode(n *yaml.Node, path []string, val any) error {
+	for i, seg := range path {
+		if n.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s is not a mapping", strings.Join(path[:i], "."))
+		}
+		var next *yaml.Node
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if n.Content[j].Value == seg {
+				next = n.Content[j+1]
+			}
+		}
+		last := i == len(path)-1
+		if next == nil {
+			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, next)
+		}
+		if last {
+			var fresh yaml.Node
+			if err := fresh.Encode(val); err != nil {
+				return err
+			}
+			fresh.HeadComment, fresh.LineComment, fresh.FootComment = next.HeadComment, next.LineComment, next.FootComment
+			*next = fresh
+			return nil
+		}
+		n = next
+	}
+	return nil
+}
+
+// writeAtomic replaces path with data: a temporary file in the same folder, synced, given
+// the old file's mode, then renamed over it.
+func writeAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o600)
+	if info, err := os.Stat(path); err == nil {
+		mode = info.Mode().Perm()
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name)
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(name, path)
+}
