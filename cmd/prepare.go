@@ -45,6 +45,8 @@ type prepared struct {
 	client  *httpx.Client
 	auth    auth.Authenticator
 	streams []*manifest.Stream
+	// onConfigUpdate is told the whole testing values after a token rotation was written.
+	onConfigUpdate func(config map[string]any)
 }
 
 // prepare loads and checks the definition and the testing values, registers every secret
@@ -99,6 +101,9 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 	if err := manifest.CheckGrantType(def, vals.Map); err != nil {
 		return nil, &invalidError{err}
 	}
+	if err := checkUpdater(def, vals, f); err != nil {
+		return nil, err
+	}
 	p.client = &httpx.Client{
 		HTTP:      &http.Client{},
 		Timeout:   f.timeout,
@@ -107,6 +112,9 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 	}
 	a, err := auth.New(def.Authenticator, auth.Env{
 		Config: vals.Map, Client: p.client, Redactor: s.redactor,
+		ConfigUpdated: func(updates []auth.Update) error {
+			return p.writeBack(updates, f)
+		},
 	})
 	if err != nil {
 		if auth.IsAuthError(err) {
@@ -144,6 +152,51 @@ func selectStreams(def *manifest.Definition, names []string) ([]*manifest.Stream
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// checkUpdater refuses, before any request, a run whose rotated refresh token would be lost
+// (testing values from stdin without --testing-values-out, exit 2) or that lacks the initial
+// access token and expiry the refresh_token_updater needs (exit 3).
+func checkUpdater(def *manifest.Definition, vals *values.Values, f *runFlags) error {
+	a := def.Authenticator
+	if a == nil || a.OAuth == nil || a.OAuth.Updater == nil {
+		return nil
+	}
+	if f.testingValues == "-" && f.testingValuesOut == "" {
+		return usagef("the OAuth authenticator rotates the refresh token (refresh_token_updater), and the testing values come from stdin: the new token would be lost. Pass --testing-values-out FILE to keep it")
+	}
+	u := a.OAuth.Updater
+	var missing []string
+	for _, path := range [][]string{u.AccessTokenConfigPath, u.TokenExpiryDateConfigPath} {
+		if v, ok := vals.Get(path); !ok || v == nil || v == "" {
+			missing = append(missing, strings.Join(path, "."))
+		}
+	}
+	if len(missing) > 0 {
+		return &invalidError{fmt.Errorf("%s: the OAuth refresh_token_updater needs an initial access token and its expiry in the testing values; missing: %s",
+			vals.File, strings.Join(missing, ", "))}
+	}
+	return nil
+}
+
+// writeBack stores rotated tokens in the testing values file (or --testing-values-out),
+// atomically, and announces the new config on the airbyte output when there is one.
+func (p *prepared) writeBack(updates []auth.Update, f *runFlags) error {
+	m := make(map[string]any, len(updates))
+	for _, u := range updates {
+		m[strings.Join(u.Path, ".")] = u.Value
+	}
+	target := f.testingValuesOut
+	if target == "" {
+		target = f.testingValues
+	}
+	if err := p.values.WriteBack(target, m); err != nil {
+		return fmt.Errorf("writing the rotated tokens to %s: %w", target, err)
+	}
+	if p.onConfigUpdate != nil {
+		p.onConfigUpdate(p.values.Map)
+	}
+	return nil
 }
 
 func (p *prepared) options() *run.Options {

@@ -102,6 +102,7 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	p.onConfigUpdate = func(config map[string]any) { out.Control(config) }
 	ro := p.options()
 	ro.Out = out
 	ro.MaxPages, ro.MaxRecords = opts.flags.maxPages, opts.flags.maxRecords

@@ -42,8 +42,8 @@ func TestDiagnostics(t *testing.T) {
 			{at: "27:9", code: diag.CodeUnsupported, msg: "SubstreamPartitionRouter is not supported yet (partition_router)"},
 		}},
 		{"template_error.yaml", []want{
-			{at: "9:", code: diag.CodeTemplate, msg: "in `path`: ", prefix: true},
-			{at: "17:29", code: diag.CodeTemplate, msg: "in `cursor_value`: ", prefix: true},
+			{at: "9:23", code: diag.CodeTemplate, msg: "in `path`: unclosed tag `{{`: missing `}}`"},
+			{at: "17:29", code: diag.CodeTemplate, msg: "in `cursor_value`: unknown variable `respons`", hint: "did you mean `response`?"},
 		}},
 		{"option_conflict.yaml", []want{{at: "12:9", code: diag.CodeOptionConflict,
 			msg:  "both `request_body_json` and `request_body_data` are set; a request has one body",

@@ -4,6 +4,7 @@ package output
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -70,12 +71,48 @@ func (r *RecordWriter) Record(stream string, raw []byte) error {
 	return r.w.WriteByte('\n')
 }
 
+// Airbyte protocol messages, with fields in the protocol's order.
+type (
+	logMessage struct {
+		Type string `json:"type"`
+		Log  struct {
+			Level   string `json:"level"`
+			Message string `json:"message"`
+		} `json:"log"`
+	}
+	traceMessage struct {
+		Type  string `json:"type"`
+		Trace struct {
+			Type         string `json:"type"`
+			EmittedAt    int64  `json:"emitted_at"`
+			StreamStatus struct {
+				StreamDescriptor struct {
+					Name string `json:"name"`
+				} `json:"stream_descriptor"`
+				Status string `json:"status"`
+			} `json:"stream_status"`
+		} `json:"trace"`
+	}
+	controlMessage struct {
+		Type    string `json:"type"`
+		Control struct {
+			Type            string `json:"type"`
+			EmittedAt       int64  `json:"emitted_at"`
+			ConnectorConfig struct {
+				Config map[string]any `json:"config"`
+			} `json:"connectorConfig"`
+		} `json:"control"`
+	}
+)
+
 // Log writes an airbyte LOG message (other formats carry no logs on stdout).
 func (r *RecordWriter) Log(level, message string) error {
 	if r.format != FormatAirbyte {
 		return nil
 	}
-	return r.message(map[string]any{"type": "LOG", "log": map[string]any{"level": level, "message": message}})
+	var m logMessage
+	m.Type, m.Log.Level, m.Log.Message = "LOG", level, message
+	return r.message(m)
 }
 
 // StreamStatus writes an airbyte TRACE stream status message: STARTED, RUNNING, COMPLETE or
@@ -84,13 +121,11 @@ func (r *RecordWriter) StreamStatus(stream, status string) error {
 	if r.format != FormatAirbyte {
 		return nil
 	}
-	return r.message(map[string]any{"type": "TRACE", "trace": map[string]any{
-		"type": "STREAM_STATUS", "emitted_at": r.now().UnixMilli(),
-		"stream_status": map[string]any{
-			"stream_descriptor": map[string]any{"name": stream},
-			"status":            status,
-		},
-	}})
+	var m traceMessage
+	m.Type, m.Trace.Type, m.Trace.EmittedAt = "TRACE", "STREAM_STATUS", r.now().UnixMilli()
+	m.Trace.StreamStatus.StreamDescriptor.Name = stream
+	m.Trace.StreamStatus.Status = status
+	return r.message(m)
 }
 
 // Control writes an airbyte CONTROL message carrying the updated testing values.
@@ -98,13 +133,13 @@ func (r *RecordWriter) Control(config map[string]any) error {
 	if r.format != FormatAirbyte {
 		return nil
 	}
-	return r.message(map[string]any{"type": "CONTROL", "control": map[string]any{
-		"type": "CONNECTOR_CONFIG", "emitted_at": r.now().UnixMilli(),
-		"connectorConfig": map[string]any{"config": config},
-	}})
+	var m controlMessage
+	m.Type, m.Control.Type, m.Control.EmittedAt = "CONTROL", "CONNECTOR_CONFIG", r.now().UnixMilli()
+	m.Control.ConnectorConfig.Config = config
+	return r.message(m)
 }
 
-func (r *RecordWriter) message(m map[string]any) error {
+func (r *RecordWriter) message(m any) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	enc := json.NewEncoder(r.w)
@@ -119,7 +154,11 @@ func (r *RecordWriter) Flush() error {
 	return r.w.Flush()
 }
 
+// writeString writes s as a JSON string without HTML escaping.
 func writeString(w *bufio.Writer, s string) {
-	b, _ := json.Marshal(s)
-	w.Write(b)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }

@@ -376,7 +376,7 @@ func equal(a, b any) bool {
 type plainMap map[string]any
 
 func (m plainMap) Get(k string) (any, bool) { v, ok := m[k]; return v, ok }
-func (m plainMap) Keys() []string          { return sortedKeys(m) }
+func (m plainMap) Keys() []string           { return sortedKeys(m) }
 
 // mapView presents any mapping as a Mapping.
 func mapView(v any) (Mapping, bool) {

@@ -27,7 +27,7 @@ type (
 		x, k expr
 	}
 	sliceExpr struct {
-		pos               int
+		pos             int
 		x, lo, hi, step expr
 	}
 	kwArg struct {

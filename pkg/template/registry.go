@@ -130,7 +130,7 @@ func init() {
 			}
 			return out, nil
 		}, false, nil),
-		"tojson": sp("indent", 0, func(a []any) (any, error) { return toJSON(a[0], true) }, nil),
+		"tojson":    sp("indent", 0, func(a []any) (any, error) { return toJSON(a[0], true) }, nil),
 		"urlencode": sp("", 0, func(a []any) (any, error) { return urlencodeValue(a[0]), nil }),
 		"b64encode": sp("", 0, func(a []any) (any, error) {
 			return base64.StdEncoding.EncodeToString([]byte(str(a[0]))), nil
@@ -589,24 +589,24 @@ func init() {
 			}
 			return formatDatetime(d, format), nil
 		}, nil),
-		"sanitize_url": sp("url", 1, func(a []any) (any, error) { return quote(str(a[0]), "", false), nil }),
+		"sanitize_url":             sp("url", 1, func(a []any) (any, error) { return quote(str(a[0]), "", false), nil }),
 		"camel_case_to_snake_case": sp("value", 1, func(a []any) (any, error) { return camelToSnake(str(a[0])), nil }),
-		"generate_uuid": sp("", 0, func(a []any) (any, error) { return uuid4(), nil }),
+		"generate_uuid":            sp("", 0, func(a []any) (any, error) { return uuid4(), nil }),
 		"json_loads": sp("s", 1, func(a []any) (any, error) {
 			if m, ok := a[0].(map[string]any); ok {
 				return m, nil
 			}
 			return fromJSON(str(a[0]))
 		}),
-		"str": sp("object", 0, func(a []any) (any, error) { return ToString(arg(a, 0, "")), nil }, ""),
-		"int": sp("x", 0, func(a []any) (any, error) { return pyInt(arg(a, 0, int64(0))) }, int64(0)),
-		"float": sp("x", 0, func(a []any) (any, error) { return pyFloatOf(arg(a, 0, 0.0)) }, 0.0),
-		"bool": sp("x", 0, func(a []any) (any, error) { return Truthy(arg(a, 0, false)), nil }, false),
-		"len": sp("obj", 1, func(a []any) (any, error) { n, err := length(a[0]); return int64(n), err }),
-		"list": sp("iterable", 0, func(a []any) (any, error) { return listOf(arg(a, 0, nil)) }, nil),
-		"abs": sp("x", 1, func(a []any) (any, error) { return filters["abs"].fn(a) }),
-		"round": sp("number,ndigits", 1, func(a []any) (any, error) { return pyRound(a[0], arg(a, 1, nil)) }, nil),
-		"range": sp("start,stop,step", 1, pyRange),
+		"str":       sp("object", 0, func(a []any) (any, error) { return ToString(arg(a, 0, "")), nil }, ""),
+		"int":       sp("x", 0, func(a []any) (any, error) { return pyInt(arg(a, 0, int64(0))) }, int64(0)),
+		"float":     sp("x", 0, func(a []any) (any, error) { return pyFloatOf(arg(a, 0, 0.0)) }, 0.0),
+		"bool":      sp("x", 0, func(a []any) (any, error) { return Truthy(arg(a, 0, false)), nil }, false),
+		"len":       sp("obj", 1, func(a []any) (any, error) { n, err := length(a[0]); return int64(n), err }),
+		"list":      sp("iterable", 0, func(a []any) (any, error) { return listOf(arg(a, 0, nil)) }, nil),
+		"abs":       sp("x", 1, func(a []any) (any, error) { return filters["abs"].fn(a) }),
+		"round":     sp("number,ndigits", 1, func(a []any) (any, error) { return pyRound(a[0], arg(a, 1, nil)) }, nil),
+		"range":     sp("start,stop,step", 1, pyRange),
 		"dict":      sp("", 0, nil), // compiled specially: keyword arguments
 		"namespace": sp("", 0, nil), // compiled specially: keyword arguments
 	}
@@ -693,8 +693,8 @@ func init() {
 		}},
 		"lower": {fn: func(v any, _ []any) (bool, error) { s := str(v); return isStr(v) && s == strings.ToLower(s), nil }},
 		"upper": {fn: func(v any, _ []any) (bool, error) { s := str(v); return isStr(v) && s == strings.ToUpper(s), nil }},
-		"in": {nargs: 1, fn: func(v any, a []any) (bool, error) { return contains(a[0], v) }},
-		"eq": cmpTest("=="), "equalto": cmpTest("=="), "==": cmpTest("=="),
+		"in":    {nargs: 1, fn: func(v any, a []any) (bool, error) { return contains(a[0], v) }},
+		"eq":    cmpTest("=="), "equalto": cmpTest("=="), "==": cmpTest("=="),
 		"ne": cmpTest("!="), "!=": cmpTest("!="),
 		"lt": cmpTest("<"), "lessthan": cmpTest("<"), "<": cmpTest("<"),
 		"le": cmpTest("<="), "<=": cmpTest("<="),

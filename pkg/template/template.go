@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	exprlang "github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
@@ -104,7 +105,13 @@ const maxSteps = 1_000_000
 
 type cacheKey struct{ src, vars string }
 
-var cache sync.Map // cacheKey -> *Template
+var (
+	cache     sync.Map // cacheKey -> *Template
+	cacheSize atomic.Int64
+)
+
+// maxCached bounds the cache; a definition has a few thousand templates.
+const maxCached = 50_000
 
 // Compile parses and compiles src once. vars are the names of the free
 // variables the template may read (config, parameters, response...);
@@ -119,7 +126,11 @@ func Compile(src string, vars []string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache.Store(key, t)
+	if cacheSize.Load() < maxCached {
+		if _, loaded := cache.LoadOrStore(key, t); !loaded {
+			cacheSize.Add(1)
+		}
+	}
 	return t, nil
 }
 

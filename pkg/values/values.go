@@ -78,7 +78,7 @@ func Parse(file string, data []byte) (*Values, error) {
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, diag.List{{File: name, Line: root.Line, Column: root.Column, Severity: diag.Error,
-			Code: diag.CodeTestingValues,
+			Code:    diag.CodeTestingValues,
 			Message: fmt.Sprintf("testing values must be a mapping of keys to values, found %s", kindName(root)),
 			Hint:    "write one `key: value` per line, e.g. `api_key: abc123`"}}
 	}

@@ -1,0 +1,101 @@
+package cmd
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// update rewrites golden files: go test ./cmd -run TestX -update
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// cliResult is what one command run printed and returned.
+type cliResult struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+// runCLI runs the command line in-process with buffered streams, as a user would run it.
+func runCLI(t *testing.T, stdin string, args ...string) cliResult {
+	t.Helper()
+	t.Setenv("NO_COLOR", "1")
+	var out, errb bytes.Buffer
+	code := Execute(args, strings.NewReader(stdin), &out, &errb)
+	return cliResult{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// recorded is one request an API received.
+type recorded struct {
+	Method string
+	URL    string // path and query, as received
+	Header http.Header
+	Body   string
+}
+
+// recorder is a local HTTP server that records every request and answers with handler.
+type recorder struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []recorded
+}
+
+func newRecorder(t *testing.T, handler http.HandlerFunc) *recorder {
+	t.Helper()
+	r := &recorder{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.reqs = append(r.reqs, recorded{Method: req.Method, URL: req.URL.RequestURI(), Header: req.Header.Clone(), Body: string(body)})
+		r.mu.Unlock()
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		handler(w, req)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// requests returns a copy of what was received so far.
+func (r *recorder) requests() []recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]recorded(nil), r.reqs...)
+}
+
+// writeFile writes content to name inside a fresh temporary folder and returns its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// golden compares got with testdata/NAME, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file (run with -update): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}

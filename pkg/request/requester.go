@@ -1,0 +1,230 @@
+package request
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"connector/pkg/manifest"
+	"connector/pkg/template"
+)
+
+// FromRequester starts a request from a requester's URL and options, rendered with vars. It is
+// used for data requests and for session logins.
+func FromRequester(kind string, q *manifest.Requester, vars map[string]any) (*Builder, error) {
+	u, err := requestURL(q, vars)
+	if err != nil {
+		return nil, err
+	}
+	method := q.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	b := New(kind, method, u)
+	const src = "the requester"
+	if err := eachOption(q.Params, vars, "request_parameters", func(k string, v any) error {
+		return b.SetParam(k, stringValues(v), src)
+	}); err != nil {
+		return nil, err
+	}
+	if err := eachOption(q.Headers, vars, "request_headers", func(k string, v any) error {
+		return b.SetHeader(k, template.ToString(v), src)
+	}); err != nil {
+		return nil, err
+	}
+	if err := eachOption(q.BodyData, vars, "request_body_data", func(k string, v any) error {
+		return b.SetForm(k, stringValues(v), src)
+	}); err != nil {
+		return nil, err
+	}
+	if err := eachOption(q.BodyJSON, vars, "request_body_json", func(k string, v any) error {
+		return b.SetJSON([]string{k}, v, src)
+	}); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func stringValues(v any) []string {
+	if l, ok := v.([]any); ok {
+		out := make([]string, 0, len(l))
+		for _, e := range l {
+			out = append(out, template.ToString(e))
+		}
+		return out
+	}
+	return []string{template.ToString(v)}
+}
+
+func requestURL(q *manifest.Requester, vars map[string]any) (string, error) {
+	render := func(t *template.Template, field string) (string, error) {
+		if t == nil {
+			return "", nil
+		}
+		s, err := t.Render(vars)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", field, err)
+		}
+		return strings.TrimSpace(s), nil
+	}
+	base, err := render(q.URLBase, "url_base")
+	if err != nil {
+		return "", err
+	}
+	path, err := render(q.Path, "path")
+	if err != nil {
+		return "", err
+	}
+	if base == "" {
+		full, err := render(q.URL, "url")
+		if err != nil {
+			return "", err
+		}
+		if full == "" {
+			return "", errors.New("the requester has no url_base or url (or it renders empty: check the testing values)")
+		}
+		base = full
+	}
+	return JoinURL(base, path), nil
+}
+
+// JoinURL joins url_base and path with exactly one slash; a path that is a full URL is used
+// as is.
+func JoinURL(base, path string) string {
+	if path == "" {
+		return base
+	}
+	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
+		return path
+	}
+	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
+}
+
+// eachOption renders a request option tree and calls set for each top-level entry whose value
+// is not empty.
+func eachOption(t *manifest.Tree, vars map[string]any, field string, set func(k string, v any) error) error {
+	if t == nil {
+		return nil
+	}
+	v, err := RenderTree(t, vars)
+	if err != nil {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	switch m := v.(type) {
+	case *Object:
+		for _, k := range m.Keys() {
+			val, _ := m.Get(k)
+			if err := set(k, val); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		obj := jsonValue(m).(*Object)
+		for _, k := range obj.Keys() {
+			val, _ := obj.Get(k)
+			if err := set(k, val); err != nil {
+				return err
+			}
+		}
+	case nil:
+	default:
+		if template.IsEmpty(v) {
+			return nil
+		}
+		return fmt.Errorf("%s must be a mapping, got %s", field, template.ToString(v))
+	}
+	return nil
+}
+
+// RenderTree renders a request option tree: mappings become ordered objects, entries whose
+// value renders empty (none, undefined or "") are dropped, and values are plain JSON values.
+func RenderTree(t *manifest.Tree, vars map[string]any) (any, error) {
+	switch t.Kind {
+	case manifest.KindScalar:
+		return t.Scalar, nil
+	case manifest.KindTemplate:
+		v, err := t.Template.Eval(vars)
+		if err != nil {
+			return nil, err
+		}
+		if template.IsUndefined(v) {
+			return nil, nil
+		}
+		return jsonValue(v), nil
+	case manifest.KindList:
+		out := make([]any, 0, len(t.Items))
+		for _, it := range t.Items {
+			v, err := RenderTree(it, vars)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case manifest.KindMap:
+		obj := &Object{}
+		for _, e := range t.Entries {
+			k, err := e.Key.Render(vars)
+			if err != nil {
+				return nil, err
+			}
+			v, err := RenderTree(e.Value, vars)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+			if template.IsEmpty(v) || k == "" {
+				continue
+			}
+			obj.Set(k, v)
+		}
+		return obj, nil
+	}
+	return nil, fmt.Errorf("unknown tree kind %d", t.Kind)
+}
+
+// jsonValue turns a template value into a value request.MarshalJSON can write.
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string, int, int64, float64:
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonValue(e)
+		}
+		return out
+	case map[string]any:
+		obj := &Object{}
+		for _, k := range sortedKeys(x) {
+			obj.Set(k, jsonValue(x[k]))
+		}
+		return obj
+	case *Object:
+		return x
+	case template.Mapping:
+		obj := &Object{}
+		for _, k := range x.Keys() {
+			e, _ := x.Get(k)
+			obj.Set(k, jsonValue(e))
+		}
+		return obj
+	case json.Number:
+		return x
+	}
+	if template.IsUndefined(v) {
+		return nil
+	}
+	return template.ToString(v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
