@@ -369,4 +369,3 @@ func (r *reader) build(ctx context.Context, token any, first bool, prevURL strin
 	}
 	return b.Build()
 }
-
