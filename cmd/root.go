@@ -69,7 +69,7 @@ func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := root.ExecuteContext(ctx)
 	defer io.Err.(*redactingWriter).Flush()
 	code := exitCode(err)
-	if err != nil && code != exitOK {
+	if err != nil && code != exitOK && code != exitInterrupted {
 		var se *silentError
 		if !errors.As(err, &se) {
 			io.printError(err)

@@ -149,7 +149,7 @@ type pendingTemplate struct {
 	dst   **template.Template
 	path  string
 	field string
-	// hint is added to an unknown-variable error (e.g. where a variable is available).
+	// ok is set once the template compiled.
 	ok bool
 }
 

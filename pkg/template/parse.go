@@ -919,7 +919,15 @@ func (p *parser) startsTestArg() bool {
 }
 
 // parseTemplate turns the source into statements.
+// Like Jinja2 (keep_trailing_newline=False), a single trailing newline of
+// the source is dropped.
 func parseTemplate(src string) ([]stmt, error) {
+	switch {
+	case strings.HasSuffix(src, "\r\n"):
+		src = src[:len(src)-2]
+	case strings.HasSuffix(src, "\n"), strings.HasSuffix(src, "\r"):
+		src = src[:len(src)-1]
+	}
 	toks, err := lex(src)
 	if err != nil {
 		return nil, err

@@ -409,6 +409,8 @@ func TestStatements(t *testing.T) {
 		{"{% set x %}in{{ 1 }}{% endset %}{{ x }}!", "in1!"},
 		{"{%- set URL_MAPPING = {\n  \"NA\": \"https://na/\",\n  \"EU\": \"https://eu/\"\n} -%} {{ URL_MAPPING[config.get(\"region\", \"NA\")|upper] }}", "https://eu/"},
 		{"{{ {{config.region}} | upper }}", "EU"},
+		{"{% if config.n %}\n  a\n{% endif %}\n", "\n  a\n"},
+		{"{{ config.api_key }}\n", "secret"},
 	}, testVars())
 }
 
