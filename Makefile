@@ -8,7 +8,7 @@ FUZZTIME    ?= 30s
 GOBIN       ?= $(shell $(GO) env GOPATH)/bin
 SHELL       := bash
 
-.PHONY: help build test lint fmt-check vet staticcheck unit demo fuzz bench corpus clean
+.PHONY: help build test lint fmt-check vet staticcheck unit demo fuzz bench bench-go corpus clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -48,7 +48,10 @@ fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
 	  done; \
 	done
 
-bench: ## run the benchmarks
+bench: build ## time connector against a local generator API and a raw-fetch baseline (one table, < 1 min)
+	$(GO) run ./internal/bench -bin $(BIN)
+
+bench-go: ## run the Go micro-benchmarks (go test -bench)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
 corpus: build ## validate the 60 real definitions and classify the results

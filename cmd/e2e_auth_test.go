@@ -13,16 +13,16 @@ func TestE2EAuthenticators(t *testing.T) {
 		auth   string // the authenticator's YAML under the requester, "" for none
 		method string // http_method, GET when empty
 		values string
-		want   wantRequest
+		want   e2eRequest
 	}{
 		{
 			name: "no authenticator",
-			want: wantRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": ""}},
+			want: e2eRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": ""}},
 		},
 		{
 			name: "NoAuth",
 			auth: "type: NoAuth",
-			want: wantRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": ""}},
+			want: e2eRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": ""}},
 		},
 		{
 			name: "Basic",
@@ -32,7 +32,7 @@ username: "{{ config['user'] }}"
 password: "{{ config['pass'] }}"`,
 			values: "user: ann\npass: s3cr:et\n",
 			// base64("ann:s3cr:et")
-			want: wantRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": "Basic YW5uOnMzY3I6ZXQ="}},
+			want: e2eRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": "Basic YW5uOnMzY3I6ZXQ="}},
 		},
 		{
 			name: "Basic with an empty password",
@@ -42,7 +42,7 @@ username: "{{ config['user'] }}"
 password: "{{ config['pass'] }}"`,
 			values: "user: ann\npass: \"\"\n",
 			// base64("ann:")
-			want: wantRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": "Basic YW5uOg=="}},
+			want: e2eRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": "Basic YW5uOg=="}},
 		},
 		{
 			name: "Basic without a password field",
@@ -50,7 +50,7 @@ password: "{{ config['pass'] }}"`,
 type: BasicHttpAuthenticator
 username: "{{ config['user'] }}"`,
 			values: "user: ann\n",
-			want:   wantRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": "Basic YW5uOg=="}},
+			want:   e2eRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": "Basic YW5uOg=="}},
 		},
 		{
 			name: "Bearer",
@@ -58,7 +58,7 @@ username: "{{ config['user'] }}"`,
 type: BearerAuthenticator
 api_token: "{{ config['token'] }}"`,
 			values: "token: tok-123\n",
-			want:   wantRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": "Bearer tok-123"}},
+			want:   e2eRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"Authorization": "Bearer tok-123"}},
 		},
 		{
 			name: "ApiKey into a header",
@@ -67,7 +67,7 @@ type: ApiKeyAuthenticator
 api_token: "{{ config['key'] }}"
 inject_into: {type: RequestOption, inject_into: header, field_name: X-Api-Key}`,
 			values: "key: k-1\n",
-			want:   wantRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"X-Api-Key": "k-1", "Authorization": ""}},
+			want:   e2eRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"X-Api-Key": "k-1", "Authorization": ""}},
 		},
 		{
 			name: "ApiKey with the legacy header field",
@@ -76,7 +76,7 @@ type: ApiKeyAuthenticator
 api_token: "Token {{ config['key'] }}"
 header: X-Key`,
 			values: "key: k-1\n",
-			want:   wantRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"X-Key": "Token k-1"}},
+			want:   e2eRequest{Method: "GET", URL: "/v1/items", Headers: map[string]string{"X-Key": "Token k-1"}},
 		},
 		{
 			name: "ApiKey into a query parameter",
@@ -85,7 +85,7 @@ type: ApiKeyAuthenticator
 api_token: "{{ config['key'] }}"
 inject_into: {type: RequestOption, inject_into: request_parameter, field_name: api_key}`,
 			values: "key: k 1&2\n",
-			want:   wantRequest{Method: "GET", URL: "/v1/items?api_key=k+1%262"},
+			want:   e2eRequest{Method: "GET", URL: "/v1/items?api_key=k+1%262"},
 		},
 		{
 			name: "ApiKey into a form body",
@@ -95,7 +95,7 @@ api_token: "{{ config['key'] }}"
 inject_into: {type: RequestOption, inject_into: body_data, field_name: api_key}`,
 			method: "POST",
 			values: "key: k-1\n",
-			want: wantRequest{Method: "POST", URL: "/v1/items", Body: "api_key=k-1",
+			want: e2eRequest{Method: "POST", URL: "/v1/items", Body: "api_key=k-1",
 				Headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}},
 		},
 		{
@@ -106,7 +106,7 @@ api_token: "{{ config['key'] }}"
 inject_into: {type: RequestOption, inject_into: body_json, field_name: api_key}`,
 			method: "POST",
 			values: "key: k-1\n",
-			want: wantRequest{Method: "POST", URL: "/v1/items", Body: `{"api_key":"k-1"}`,
+			want: e2eRequest{Method: "POST", URL: "/v1/items", Body: `{"api_key":"k-1"}`,
 				Headers: map[string]string{"Content-Type": "application/json"}},
 		},
 		{
@@ -117,23 +117,23 @@ api_token: "{{ config['key'] }}"
 inject_into: {type: RequestOption, inject_into: body_json, field_path: [auth, credentials, key]}`,
 			method: "POST",
 			values: "key: k-1\n",
-			want: wantRequest{Method: "POST", URL: "/v1/items", Body: `{"auth":{"credentials":{"key":"k-1"}}}`,
+			want: e2eRequest{Method: "POST", URL: "/v1/items", Body: `{"auth":{"credentials":{"key":"k-1"}}}`,
 				Headers: map[string]string{"Content-Type": "application/json"}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := newRecorder(t, answer(`[`+record+`]`))
+			api := newRecorder(t, e2eAnswer(`[`+record+`]`))
 			requester := "url_base: \"{{ config['base_url'] }}/v1\"\npath: /items\n"
 			if tt.method != "" {
 				requester += "http_method: " + tt.method + "\n"
 			}
 			if tt.auth != "" {
-				requester += "authenticator:\n" + indent(tt.auth, 2)
+				requester += "authenticator:\n" + e2eIndent(tt.auth, 2)
 			}
-			res := readAgainst(t, api, oneStream(requester, wholeBody), tt.values)
-			checkResult(t, api, res, 0, record+"\n", "")
-			checkRequests(t, api, tt.want)
+			res := e2eRead(t, api, e2eOneStream(requester, e2eWholeBody), tt.values)
+			e2eCheckResult(t, api, res, 0, record+"\n", "")
+			e2eCheckRequests(t, api, tt.want)
 		})
 	}
 }

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"net/http"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -10,9 +9,9 @@ import (
 // This file holds the helpers of the end-to-end tests (e2e_*_test.go): they run `connector`
 // in-process against a local API and compare the exact requests it sent and the exact output.
 
-// indent shifts a YAML block written at column 1 right by n spaces. A leading newline (the
+// e2eIndent shifts a YAML block written at column 1 right by n spaces. A leading newline (the
 // one after a raw string's opening backquote) is dropped.
-func indent(block string, n int) string {
+func e2eIndent(block string, n int) string {
 	block = strings.TrimPrefix(block, "\n")
 	pad := strings.Repeat(" ", n)
 	var b strings.Builder
@@ -29,56 +28,56 @@ func indent(block string, n int) string {
 	return out
 }
 
-// oneStream is a definition with one stream named items; requester and selector are the YAML
+// e2eOneStream is a definition with one stream named items; requester and selector are the YAML
 // bodies of the requester and of the record selector.
-func oneStream(requester, selector string) string {
+func e2eOneStream(requester, selector string) string {
 	return "version: 6.0.0\ntype: DeclarativeSource\nstreams:\n" +
 		"  - type: DeclarativeStream\n    name: items\n    retriever:\n      type: SimpleRetriever\n" +
-		"      requester:\n" + indent(requester, 8) +
-		"      record_selector:\n" + indent(selector, 8)
+		"      requester:\n" + e2eIndent(requester, 8) +
+		"      record_selector:\n" + e2eIndent(selector, 8)
 }
 
-// wholeBody is the record selector that takes the whole body.
-const wholeBody = "extractor: {type: DpathExtractor, field_path: []}"
+// e2eWholeBody is the record selector that takes the whole body.
+const e2eWholeBody = "extractor: {type: DpathExtractor, field_path: []}"
 
-// dataPath is the record selector that takes the list under "data".
-const dataPath = "extractor: {type: DpathExtractor, field_path: [data]}"
+// e2eDataPath is the record selector that takes the list under "data".
+const e2eDataPath = "extractor: {type: DpathExtractor, field_path: [data]}"
 
-// answer is a handler that always sends body as JSON with status 200.
-func answer(body string) http.HandlerFunc {
+// e2eAnswer is a handler that always sends body as JSON with status 200.
+func e2eAnswer(body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(body))
 	}
 }
 
-// readAgainst runs `connector read` with the definition def and testing values holding
+// e2eRead runs `connector read` with the definition def and testing values holding
 // base_url (the local API) plus extraValues, with more arguments after them.
-func readAgainst(t *testing.T, api *recorder, def, extraValues string, args ...string) cliResult {
+func e2eRead(t *testing.T, api *recorder, def, extraValues string, args ...string) cliResult {
 	t.Helper()
 	defPath := writeFile(t, "def.yaml", def)
 	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\n"+extraValues)
 	return runCLI(t, "", append([]string{"read", defPath, "--testing-values", vals}, args...)...)
 }
 
-// scrub replaces the local API's address (a random port) by http://API, so messages can be
+// e2eScrub replaces the local API's address (a random port) by http://API, so messages can be
 // compared exactly.
-func scrub(s string, api *recorder) string {
+func e2eScrub(s string, api *recorder) string {
 	return strings.ReplaceAll(s, api.URL, "http://API")
 }
 
-// wantRequest is what one request must look like. Headers lists the headers to check
+// e2eRequest is what one request must look like. Headers lists the headers to check
 // (an empty value asserts the header is absent).
-type wantRequest struct {
+type e2eRequest struct {
 	Method  string
 	URL     string
 	Headers map[string]string
 	Body    string
 }
 
-// checkRequests compares what api received with want, exactly for method, URL and body and
+// e2eCheckRequests compares what api received with want, exactly for method, URL and body and
 // for the headers named in want.
-func checkRequests(t *testing.T, api *recorder, want ...wantRequest) {
+func e2eCheckRequests(t *testing.T, api *recorder, want ...e2eRequest) {
 	t.Helper()
 	got := api.requests()
 	if len(got) != len(want) {
@@ -101,9 +100,9 @@ func checkRequests(t *testing.T, api *recorder, want ...wantRequest) {
 	}
 }
 
-// checkResult compares a command's stdout, stderr (with the API address scrubbed) and exit
+// e2eCheckResult compares a command's stdout, stderr (with the API address scrubbed) and exit
 // code with what is expected.
-func checkResult(t *testing.T, api *recorder, res cliResult, code int, stdout, stderr string) {
+func e2eCheckResult(t *testing.T, api *recorder, res cliResult, code int, stdout, stderr string) {
 	t.Helper()
 	if res.Code != code {
 		t.Errorf("exit code %d, want %d", res.Code, code)
@@ -113,16 +112,9 @@ func checkResult(t *testing.T, api *recorder, res cliResult, code int, stdout, s
 	}
 	gotErr := res.Stderr
 	if api != nil {
-		gotErr = scrub(gotErr, api)
+		gotErr = e2eScrub(gotErr, api)
 	}
 	if gotErr != stderr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", gotErr, stderr)
 	}
 }
-
-// headerValues is the values of a header, for asserting repeated or absent headers.
-func headerValues(h http.Header, name string) []string {
-	return h.Values(name)
-}
-
-var _ = reflect.DeepEqual

@@ -68,11 +68,6 @@ func (s *ioStreams) printError(err error) {
 	io.WriteString(s.Err, red("error:")+" "+err.Error()+"\n")
 }
 
-func (s *ioStreams) warnf(text string) {
-	yellow := s.paint(true, color.FgYellow)
-	io.WriteString(s.Err, yellow("warning:")+" "+text+"\n")
-}
-
 // redactingWriter masks secrets in everything written to it. It buffers up to a newline so
 // a secret split across two writes is still caught.
 type redactingWriter struct {

@@ -29,6 +29,8 @@ type runFlags struct {
 	maxPages         int
 	maxRecords       int
 	failFast         bool
+	prefetch         int
+	concurrency      int
 }
 
 func (f *runFlags) addTestingValues(c *cobra.Command) {
@@ -37,6 +39,10 @@ func (f *runFlags) addTestingValues(c *cobra.Command) {
 	c.Flags().DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of each HTTP request")
 	c.Flags().StringVar(&f.testingValuesOut, "testing-values-out", "", "write rotated OAuth tokens to this `file` instead of the testing values file")
 }
+
+// configureClient, when set, adjusts every HTTP client prepare builds. Tests use it to
+// inject a fake Sleep and clock, so retries are asserted without real waits.
+var configureClient func(*httpx.Client)
 
 // prepared is everything a run needs, built from the flags.
 type prepared struct {
@@ -105,10 +111,13 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 		return nil, err
 	}
 	p.client = &httpx.Client{
-		HTTP:      &http.Client{},
+		HTTP:      &http.Client{Transport: transport(f)},
 		Timeout:   f.timeout,
 		Redactor:  s.redactor,
 		UserAgent: "connector/" + version,
+	}
+	if configureClient != nil {
+		configureClient(p.client)
 	}
 	a, err := auth.New(def.Authenticator, auth.Env{
 		Config: vals.Map, Client: p.client, Redactor: s.redactor,
@@ -124,6 +133,14 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 	}
 	p.auth = a
 	return p, nil
+}
+
+// transport keeps enough idle connections per host for every request that may be in flight
+// at once (--prefetch × --concurrency), so none is closed and dialled again per page.
+func transport(f *runFlags) http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(f.prefetch, 1)*max(f.concurrency, 1) + 1
+	return t
 }
 
 // pathError drops the operation from a file error: "open x: no such file" → "x: no such file".

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/run"
 )
@@ -59,12 +61,14 @@ read and exits 130.`,
 	c.Flags().IntVar(&opts.flags.maxRecords, "max-records", 0, "stop each stream after `N` records (0: no limit)")
 	c.Flags().StringVar(&opts.format, "format", output.FormatRecords, "output format: records, envelope or airbyte")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails instead of reading the others")
+	c.Flags().IntVar(&opts.flags.concurrency, "concurrency", 0, "read up to `N` streams at once (default: the definition's concurrency_level, else 1); records of a stream stay in order")
 	return c
 }
 
 func addStreamFlags(c *cobra.Command, f *runFlags) {
 	c.Flags().StringArrayVar(&f.streams, "stream", nil, "read only this stream (repeatable; default: every stream in definition order)")
 	c.Flags().IntVar(&f.maxPages, "max-pages", 0, "stop each stream after `N` pages (0: no limit)")
+	c.Flags().IntVar(&f.prefetch, "prefetch", 1, "request up to `N` pages ahead at once (OffsetIncrement or PageIncrement with a page_size; records stay in page order)")
 }
 
 func exactlyOneDefinition(c *cobra.Command, args []string) error {
@@ -90,6 +94,9 @@ func checkLimits(f *runFlags) error {
 	if f.timeout <= 0 {
 		return usagef("--timeout must be positive, e.g. 30s")
 	}
+	if f.prefetch < 1 || f.concurrency < 0 {
+		return usagef("--prefetch must be 1 (one page at a time) or more, and --concurrency 0 (the definition's concurrency_level) or more")
+	}
 	return nil
 }
 
@@ -108,42 +115,65 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	ro.MaxPages, ro.MaxRecords = opts.flags.maxPages, opts.flags.maxRecords
 	prog := &progress{io: opts.io, now: time.Now, live: opts.io.errTTY}
 	ro.Observer = prog
-	failed := 0
-	for _, s := range p.streams {
+	ro.Prefetch = opts.flags.prefetch
+	var mu sync.Mutex // orders what the streams write on stderr
+	ro.Warn = func(text string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(opts.io.Err, "note: "+text)
+	}
+	failed, done := 0, 0
+	var stopErr error // an interrupt or a closed stdout: the read ends
+	// one reads one stream and reports its outcome; it says whether the read must stop.
+	one := func(sctx context.Context, s *manifest.Stream) bool {
 		out.StreamStatus(s.Name, "STARTED")
-		res := run.Stream(ctx, ro, s)
+		res := run.Stream(sctx, ro, s)
+		mu.Lock()
+		defer mu.Unlock()
+		done++
 		prog.clear()
 		if res.Err != nil {
 			if errors.Is(res.Err, context.Canceled) {
 				out.StreamStatus(s.Name, "INCOMPLETE")
 				out.Flush()
+				if ctx.Err() == nil {
+					// Cancelled because another stream failed with --fail-fast.
+					return true
+				}
 				fmt.Fprintf(opts.io.Err, "interrupted: %s stopped after %s and %s\n", s.Name,
 					plural(res.Records, "record"), plural(res.Pages, "page"))
-				return res.Err
+				stopErr = res.Err
+				return true
 			}
 			if isBrokenPipe(res.Err) {
-				return res.Err
+				stopErr = res.Err
+				return true
 			}
 			failed++
 			out.StreamStatus(s.Name, "INCOMPLETE")
 			out.Flush()
 			opts.io.printError(fmt.Errorf("%v (%s written before the failure)", res.Err, plural(res.Records, "record")))
-			if opts.flags.failFast {
-				break
-			}
-			continue
+			return opts.flags.failFast
 		}
 		out.StreamStatus(s.Name, "COMPLETE")
 		if err := out.Flush(); err != nil {
-			return err
+			stopErr = err
+			return true
 		}
 		if res.Limit != "" {
 			fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", s.Name, res.Limit,
 				plural(res.Records, "record"), plural(res.Pages, "page"))
 		}
+		return false
+	}
+	readStreams(ctx, p.streams, streamWorkers(opts.flags.concurrency, p.def), one)
+	if stopErr != nil {
+		return stopErr
 	}
 	if failed > 0 {
-		if len(p.streams) > 1 {
+		if skipped := len(p.streams) - done; skipped > 0 {
+			fmt.Fprintf(opts.io.Err, "--fail-fast: stopped at the first failure; %s not read\n", plural(skipped, "stream"))
+		} else if len(p.streams) > 1 {
 			fmt.Fprintf(opts.io.Err, "%d of %d streams failed\n", failed, len(p.streams))
 		}
 		return &silentError{code: exitFailure}
@@ -151,9 +181,55 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	return nil
 }
 
+// streamWorkers is how many streams are read at once: --concurrency, else the definition's
+// concurrency_level, else 1.
+func streamWorkers(flag int, def *manifest.Definition) int {
+	if flag > 0 {
+		return flag
+	}
+	return max(def.ConcurrencyLevel, 1)
+}
+
+// readStreams calls one for every stream, up to workers at a time, in definition order (one
+// at a time when workers is 1). When one says stop, no further stream starts and those
+// running are cancelled.
+func readStreams(ctx context.Context, streams []*manifest.Stream, workers int, one func(context.Context, *manifest.Stream) bool) {
+	if workers <= 1 {
+		for _, s := range streams {
+			if one(ctx, s) {
+				return
+			}
+		}
+		return
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for _, s := range streams {
+		select {
+		case sem <- struct{}{}:
+		case <-sctx.Done():
+		}
+		if sctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if one(sctx, s) {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // progress shows records, pages and records/s on one refreshed stderr line when stderr is a
 // terminal; otherwise it stays silent.
 type progress struct {
+	mu      sync.Mutex
 	io      *ioStreams
 	now     func() time.Time
 	live    bool
@@ -165,10 +241,17 @@ type progress struct {
 }
 
 func (p *progress) StreamStart(stream string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.stream, p.records, p.pages, p.start = stream, 0, 0, p.now()
 }
 
 func (p *progress) Page(ev run.PageEvent) {
+	if ev.Discarded {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.records += ev.Emitted
 	p.pages++
 	if !p.live {
@@ -182,6 +265,8 @@ func (p *progress) Page(ev run.PageEvent) {
 func (p *progress) StreamEnd(run.Result) {}
 
 func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.shown {
 		fmt.Fprint(p.io.Err, "\r\033[K\r")
 		p.shown = false

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -55,6 +56,14 @@ func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 // code. main passes os.Args[1:] and the process streams.
 func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	io := newIOStreams(stdin, stdout, stderr)
+	// A hidden switch for performance work: CONNECTOR_CPUPROFILE=cpu.out writes a CPU
+	// profile of the run (go tool pprof connector cpu.out).
+	if path := os.Getenv("CONNECTOR_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Writes to a closed pipe (`connector read … | head -1`) return EPIPE instead of

@@ -81,10 +81,16 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	ro := p.options()
 	ro.Observer = t
 	ro.MaxPages = opts.flags.maxPages
+	ro.Prefetch = opts.flags.prefetch
+	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, "note: "+text) }
 	failed := 0
 	for _, s := range p.streams {
 		t.describe = describePagination(p, s.Name)
 		res := run.Stream(ctx, ro, s)
+		if res.Limit != "" && res.Err == nil {
+			fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", s.Name, res.Limit,
+				plural(res.Records, "record"), plural(res.Pages, "page"))
+		}
 		if res.Err != nil {
 			if errors.Is(res.Err, context.Canceled) || isBrokenPipe(res.Err) {
 				return res.Err
@@ -222,6 +228,9 @@ func (t *tracer) Page(ev run.PageEvent) {
 	if strings.HasPrefix(ev.Reason, "error:") {
 		decision = "error"
 	}
+	if ev.Discarded {
+		decision = "discarded"
+	}
 	if t.json {
 		t.emit(map[string]any{
 			"event": "page", "stream": ev.Stream, "page": ev.Number, "status": ev.Status,
@@ -231,7 +240,15 @@ func (t *tracer) Page(ev run.PageEvent) {
 		})
 		return
 	}
-	t.printf("    page %d: %s extracted, token %s → %s\n", ev.Number, plural(ev.Records, "record"),
+	if ev.Discarded {
+		t.printf("    page %d, token %s: %s\n", ev.Number, tokenText(ev.TokenBefore), t.dim(ev.Reason))
+		return
+	}
+	kept := ""
+	if ev.Emitted != ev.Records {
+		kept = fmt.Sprintf(" (%d emitted)", ev.Emitted)
+	}
+	t.printf("    page %d: %s extracted%s, token %s → %s\n", ev.Number, plural(ev.Records, "record"), kept,
 		tokenText(ev.TokenBefore), tokenText(ev.TokenAfter))
 	reason := ev.Reason
 	switch decision {
@@ -250,13 +267,23 @@ func (t *tracer) StreamEnd(res run.Result) {
 	defer t.mu.Unlock()
 	if t.json {
 		ev := map[string]any{"event": "stream_end", "stream": res.Stream, "pages": res.Pages, "records": res.Records}
+		if res.Limit != "" {
+			ev["stopped_by"] = res.Limit
+		}
 		if res.Err != nil {
 			ev["error"] = res.Err.Error()
 		}
 		t.emit(ev)
 		return
 	}
-	t.printf("  %s: %s, %s\n", res.Stream, plural(res.Pages, "page"), plural(res.Records, "record"))
+	end := ""
+	switch {
+	case res.Err != nil:
+		end = ", " + t.red("failed")
+	case res.Limit != "":
+		end = ", stopped early by " + res.Limit
+	}
+	t.printf("  %s: %s, %s emitted%s\n", res.Stream, plural(res.Pages, "page"), plural(res.Records, "record"), end)
 }
 
 func tokenText(v any) string {
@@ -271,7 +298,7 @@ func tokenText(v any) string {
 
 func tokenJSON(v any) any {
 	switch x := v.(type) {
-	case nil, string, bool, int64, int, float64:
+	case nil, string, bool, int64, int, float64, json.Number:
 		return x
 	}
 	return template.ToString(v)

@@ -70,7 +70,7 @@ func validateRun(opts *validateOptions) error {
 	for _, file := range opts.files {
 		if _, err := os.Stat(file); err != nil {
 			unreadable++
-			opts.io.printError(fmt.Errorf("cannot read definition: %v", err))
+			opts.io.printError(fmt.Errorf("cannot read definition: %v", pathError(err)))
 			continue
 		}
 		_, diags := manifest.Load(file)

@@ -134,14 +134,6 @@ func (r response) decode(t *testing.T, v any) {
 	}
 }
 
-func jsonBody(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
 const (
 	formType = "application/x-www-form-urlencoded"
 	jsonType = "application/json"

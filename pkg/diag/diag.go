@@ -37,12 +37,12 @@ const (
 // Diagnostic is one problem at one position of one file.
 type Diagnostic struct {
 	File      string   `json:"-"`
-	Line      int      `json:"line"`
-	Column    int      `json:"column"`
 	Severity  Severity `json:"severity"`
 	Code      string   `json:"code"`
 	Message   string   `json:"message"`
 	Hint      string   `json:"hint,omitempty"`
+	Line      int      `json:"line"`
+	Column    int      `json:"column"`
 	Path      string   `json:"path,omitempty"`
 	Component string   `json:"component,omitempty"`
 }

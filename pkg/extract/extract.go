@@ -49,6 +49,17 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
 }
 
+// NotRecordError is a field path that ends at a scalar: a record is an object (or a list
+// of them).
+type NotRecordError struct {
+	Offset int
+	Kind   string // "a number", "a string" or "a boolean"
+}
+
+func (e *NotRecordError) Error() string {
+	return fmt.Sprintf("the field path ends at %s (byte %d), not at an object or a list of objects", e.Kind, e.Offset)
+}
+
 // ErrEmpty is returned for a body that holds nothing but whitespace.
 var ErrEmpty = errors.New("empty response body")
 
@@ -77,6 +88,9 @@ func Parse(body []byte, path []string, want Want) (*Page, error) {
 	if p.pos != len(p.data) {
 		return nil, p.errorf("unexpected %q after the JSON value", p.data[p.pos])
 	}
+	if p.notRecord != nil {
+		return nil, p.notRecord
+	}
 	if want.Body {
 		page.Body = v
 	}
@@ -92,6 +106,8 @@ type parser struct {
 	page *Page
 	// spaced is set when whitespace was skipped inside the value being scanned.
 	spaced bool
+	// notRecord is set when the field path ends at a scalar.
+	notRecord *NotRecordError
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -148,6 +164,20 @@ func (p *parser) selected(build bool) (any, error) {
 		})
 	}
 	if p.data[p.pos] == 'n' && !p.wild {
+		return p.scalar(build)
+	}
+	if c := p.data[p.pos]; c != '{' && !p.wild {
+		kind := "a number"
+		switch c {
+		case '"':
+			kind = "a string"
+		case 't', 'f':
+			kind = "a boolean"
+		}
+		// Reported once the whole body is known to be valid JSON.
+		if p.notRecord == nil {
+			p.notRecord = &NotRecordError{Offset: p.pos, Kind: kind}
+		}
 		return p.scalar(build)
 	}
 	v, raw, err := p.recordValue(build)
@@ -236,10 +266,13 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return nil, p.errorf("expected a quoted key in an object")
 		}
-		key, err := p.str(true)
+		// Keys are compared in place; a string is made only for a map being built.
+		start := p.pos + 1
+		escaped, err := p.skipString()
 		if err != nil {
 			return nil, err
 		}
+		key := p.data[start : p.pos-1]
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			return nil, p.errorf("expected : after an object key")
@@ -247,13 +280,13 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		p.pos++
 		p.ws()
 		next := onPath && depth >= 0 && depth < len(p.path) &&
-			(p.path[depth] == key.(string) || p.path[depth] == Wildcard)
+			(p.path[depth] == Wildcard || keyIs(key, escaped, p.path[depth]))
 		v, err := p.value(depth+1, next, build)
 		if err != nil {
 			return nil, err
 		}
 		if build {
-			m[key.(string)] = v
+			m[keyString(key, escaped)] = v
 		}
 		p.ws()
 		if p.pos >= len(p.data) {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"unicode/utf16"
@@ -56,51 +57,91 @@ func (p *parser) digits() bool {
 	return p.pos > start
 }
 
-// str scans a JSON string starting at its opening quote.
+// str scans a JSON string starting at its opening quote; its value is built only when build
+// is set.
 func (p *parser) str(build bool) (any, error) {
+	start := p.pos + 1
+	escaped, err := p.skipString()
+	if err != nil || !build {
+		return nil, err
+	}
+	return keyString(p.data[start:p.pos-1], escaped), nil
+}
+
+// keyString is the Go string of a JSON string's body (between the quotes).
+func keyString(raw []byte, escaped bool) string {
+	if escaped {
+		return unescape(raw)
+	}
+	if !utf8.Valid(raw) {
+		return string([]rune(string(raw)))
+	}
+	return string(raw)
+}
+
+// keyIs reports whether the body of a JSON string equals s, without allocating for the
+// usual key without escapes.
+func keyIs(raw []byte, escaped bool, s string) bool {
+	if escaped {
+		return unescape(raw) == s
+	}
+	return string(raw) == s
+}
+
+// Masks of the word-at-a-time string scan: the byte 0x01 and 0x80 in every lane.
+const (
+	lanes01 = 0x0101010101010101
+	lanes80 = 0x8080808080808080
+)
+
+// special reports whether any of the 8 bytes of w is '"', '\\' or a control character
+// (below 0x20): the bytes that end a plain run of string text. It may not say which.
+func special(w uint64) bool {
+	quote := w ^ (lanes01 * '"')
+	slash := w ^ (lanes01 * '\\')
+	zero := func(x uint64) uint64 { return (x - lanes01) &^ x & lanes80 }
+	ctrl := (w - lanes01*0x20) &^ w & lanes80
+	return zero(quote)|zero(slash)|ctrl != 0
+}
+
+// skipString moves past a JSON string that starts at the opening quote at pos, validating
+// its escapes, and reports whether it had any. Plain text is skipped eight bytes at a time.
+func (p *parser) skipString() (escaped bool, err error) {
 	p.pos++ // "
-	start := p.pos
 	d := p.data
-	escaped := false
-	for p.pos < len(d) {
-		c := d[p.pos]
-		switch {
+	for {
+		for p.pos+8 <= len(d) && !special(binary.LittleEndian.Uint64(d[p.pos:])) {
+			p.pos += 8
+		}
+		if p.pos >= len(d) {
+			return false, p.errorf("unterminated string")
+		}
+		switch c := d[p.pos]; {
 		case c == '"':
-			raw := d[start:p.pos]
 			p.pos++
-			if !build {
-				return nil, nil
-			}
-			if !escaped {
-				if !utf8.Valid(raw) {
-					return string([]rune(string(raw))), nil
-				}
-				return string(raw), nil
-			}
-			return unescape(raw), nil
+			return escaped, nil
 		case c == '\\':
 			escaped = true
 			if p.pos+1 >= len(d) {
-				return nil, p.errorf("unterminated string")
+				return false, p.errorf("unterminated string")
 			}
 			switch d[p.pos+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p.pos += 2
 			case 'u':
 				if p.pos+6 > len(d) || !isHex4(d[p.pos+2:p.pos+6]) {
-					return nil, p.errorf("invalid \\u escape in a string")
+					return false, p.errorf("invalid \\u escape in a string")
 				}
 				p.pos += 6
 			default:
-				return nil, p.errorf("invalid escape \\%c in a string", d[p.pos+1])
+				return false, p.errorf("invalid escape \\%c in a string", d[p.pos+1])
 			}
 		case c < 0x20:
-			return nil, p.errorf("control character in a string")
+			return false, p.errorf("control character in a string")
 		default:
 			p.pos++
 		}
 	}
-	return nil, p.errorf("unterminated string")
 }
 
 func isHex4(b []byte) bool {

@@ -5,15 +5,25 @@ package httpx
 
 import (
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+	"unicode/utf8"
+
+	"connector/pkg/manifest"
 
 	"connector/pkg/redact"
 )
@@ -25,15 +35,22 @@ type Request struct {
 	URL    string
 	Header http.Header
 	Body   []byte
+	// Handler is the requester's error handler; nil is the default behaviour.
+	Handler *Handler
 }
 
-// Response is a complete response: the body is read before Do returns.
+// Response is a complete response: the body is read (and gzip/deflate decoded) before Do
+// returns.
 type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
 	// URL is the URL finally answered (after redirects).
 	URL string
+	// Ignored is set when the error handler said IGNORE: the response yields no records
+	// and ends the stream's pagination. Reason says why, for traces.
+	Ignored bool
+	Reason  string
 }
 
 // Exchange is one attempt, reported to Client.Observe. Its text fields are redacted.
@@ -47,6 +64,8 @@ type Exchange struct {
 	Status  int // 0 when no response arrived
 	Size    int
 	Err     string
+	// Action is the error handler's decision: SUCCESS, FAIL, RETRY, IGNORE or RATE_LIMITED.
+	Action string
 	// Wait is the pause before the next attempt, when there is one.
 	Wait     time.Duration
 	Duration time.Duration
@@ -57,13 +76,14 @@ type Client struct {
 	HTTP *http.Client
 	// Timeout bounds each attempt, the body read included (default 60 s).
 	Timeout time.Duration
-	// MaxRetries is how many times a retryable failure is tried again (default 5; -1: none).
+	// MaxRetries is how many times a retryable failure is tried again when the request has
+	// no error handler (default 5; -1: none).
 	MaxRetries int
 	// MaxWait caps any single pause between attempts (default 60 s).
 	MaxWait time.Duration
 	// Sleep waits between attempts; tests inject a fake (default: a timer that honours ctx).
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock used to read Retry-After dates (default time.Now).
+	// Now is the clock used to read Retry-After dates and reset times (default time.Now).
 	Now      func() time.Time
 	Redactor *redact.Redactor
 	// Observe, when set, receives every attempt.
@@ -72,17 +92,31 @@ type Client struct {
 	UserAgent string
 }
 
-// StatusError is an HTTP error status that was not, or no longer, retried.
+// StatusError is an HTTP status the error handler failed (at once, or after retries).
 type StatusError struct {
 	Method, URL string // URL redacted
 	Status      int
 	Body        string // the start of the body, redacted
+	// Message is the error_message of the response filter that failed the request (redacted).
+	Message string
+	// FailureType is the filter's failure_type, as written (empty when none).
+	FailureType string
+	// GaveUp says why the retries stopped, when there were some.
+	GaveUp string
 }
 
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("%d %s from %s %s", e.Status, http.StatusText(e.Status), e.Method, e.URL)
-	if e.Body != "" {
+	switch {
+	case e.Message != "" && e.Body != "":
+		msg += ": " + e.Message + " (body: " + e.Body + ")"
+	case e.Message != "":
+		msg += ": " + e.Message
+	case e.Body != "":
 		msg += ": " + e.Body
+	}
+	if e.GaveUp != "" {
+		msg += " (" + e.GaveUp + ")"
 	}
 	return msg
 }
@@ -90,65 +124,146 @@ func (e *StatusError) Error() string {
 // IsAuth reports a 401 or 403.
 func (e *StatusError) IsAuth() bool { return e.Status == 401 || e.Status == 403 }
 
-// NetError is a request that got no response.
+// NetError is a request that got no complete response.
 type NetError struct {
 	Method, URL string // URL redacted
 	Err         string // redacted
 	Timeout     bool
+	// Permanent is set for failures a retry cannot fix: an invalid URL, an unknown host, a
+	// TLS failure, too many redirects.
+	Permanent bool
+	// GaveUp says why the retries stopped, when there were some.
+	GaveUp string
 }
 
 func (e *NetError) Error() string {
-	return fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Err)
+	msg := fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Err)
+	if e.GaveUp != "" {
+		msg += " (" + e.GaveUp + ")"
+	}
+	return msg
 }
 
 const bodyExcerpt = 200
 
 // Excerpt returns the start of a body as one line, for error messages.
 func Excerpt(body []byte) string {
-	s := strings.Join(strings.Fields(string(body)), " ")
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "\ufffd")), " ")
 	if len(s) > bodyExcerpt {
-		s = s[:bodyExcerpt] + "…"
+		cut := bodyExcerpt
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
 
-// Do sends req, retrying 429, 5xx and network errors. A final status ≥ 400 is a *StatusError
-// carrying the response; the response is returned too so callers can inspect it.
+// Do sends req and applies its error handler to every attempt: filters first, then the
+// default (429, 5xx and network errors retried with exponential backoff honouring
+// Retry-After). Retries stop at max_retries (RETRY) or at the attempt ceiling
+// (RATE_LIMITED), and never run past max_time. A failed status is a *StatusError carrying
+// the response, which is returned too; no response is a *NetError.
 func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
-	maxRetries := c.MaxRetries
+	h := req.Handler
+	maxRetries, budget := c.MaxRetries, defaultMaxTime
 	if maxRetries == 0 {
-		maxRetries = 5
+		maxRetries = defaultMaxRetries
 	}
-	if maxRetries < 0 {
-		maxRetries = 0
+	if h != nil {
+		maxRetries, budget = h.maxRetries, h.maxTime
 	}
+	maxRetries = max(maxRetries, 0)
+	var spent time.Duration
+	retries, limited := 0, 0
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		resp, err := c.once(ctx, req)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		ex := c.exchange(req, attempt)
 		ex.Duration = time.Since(start)
-		retry := false
+		spent += ex.Duration
+		o := &outcome{resp: resp, err: err}
 		if err != nil {
-			ex.Err = c.Redactor.String(err.Error())
-			retry = ctx.Err() == nil
+			ex.Err = err.Error()
 		} else {
 			ex.Status, ex.Size = resp.Status, len(resp.Body)
-			retry = resp.Status == 429 || resp.Status >= 500
 		}
-		if !retry || attempt > maxRetries {
-			if c.Observe != nil {
-				c.Observe(ex)
+		d := h.decide(o)
+		ex.Action = d.action
+		retrying, gaveUp := false, ""
+		switch d.action {
+		case manifest.ActionRetry:
+			retries++
+			retrying = retries <= maxRetries
+			if !retrying && maxRetries > 0 {
+				gaveUp = fmt.Sprintf("gave up after %d retries", maxRetries)
 			}
-			return c.result(req, resp, err)
+		case manifest.ActionRateLimited:
+			limited++
+			retrying = limited < rateLimitedCeiling
+			if !retrying {
+				gaveUp = fmt.Sprintf("gave up after %d rate-limited attempts", limited)
+			}
 		}
-		wait := c.backoff(attempt, resp)
-		ex.Wait = wait
+		var wait time.Duration
+		if retrying {
+			w, werr := c.backoff(h, o, attempt, retries+limited)
+			switch {
+			case werr != nil:
+				retrying, gaveUp = false, c.Redactor.String(werr.Error())
+			case spent+w > budget:
+				retrying = false
+				gaveUp = fmt.Sprintf("gave up: waiting %s more would pass the error handler's max_time of %s", w, budget)
+			default:
+				wait = w
+			}
+		}
+		if retrying {
+			ex.Wait = wait
+		}
 		if c.Observe != nil {
 			c.Observe(ex)
 		}
-		if err := c.sleep(ctx, wait); err != nil {
-			return nil, err
+		if retrying {
+			if err := c.sleep(ctx, wait); err != nil {
+				return nil, err
+			}
+			spent += wait
+			continue
 		}
+		return c.result(req, o, d, gaveUp)
+	}
+}
+
+// result turns the final decision into what Do returns.
+func (c *Client) result(req *Request, o *outcome, d decision, gaveUp string) (*Response, error) {
+	if o.err != nil {
+		ne := *o.err
+		ne.GaveUp = gaveUp
+		if d.message != "" {
+			ne.Err += ": " + c.Redactor.String(d.message)
+		}
+		return nil, &ne
+	}
+	resp := o.resp
+	switch d.action {
+	case manifest.ActionSuccess:
+		return resp, nil
+	case manifest.ActionIgnore:
+		resp.Ignored = true
+		resp.Reason = fmt.Sprintf("%d %s ignored by the error handler", resp.Status, http.StatusText(resp.Status))
+		if d.message != "" {
+			resp.Reason += ": " + c.Redactor.String(d.message)
+		}
+		return resp, nil
+	}
+	return resp, &StatusError{
+		Method: req.Method, URL: c.Redactor.String(req.URL), Status: resp.Status,
+		Body: Excerpt(c.Redactor.Bytes(resp.Body)), Message: c.Redactor.String(d.message),
+		FailureType: d.failureType, GaveUp: gaveUp,
 	}
 }
 
@@ -165,27 +280,29 @@ func (c *Client) exchange(req *Request, attempt int) Exchange {
 	}
 }
 
-func (c *Client) result(req *Request, resp *Response, err error) (*Response, error) {
-	if err != nil {
-		var ne *NetError
-		if errors.As(err, &ne) {
-			return nil, ne
-		}
-		return nil, err
-	}
-	if resp.Status >= 400 {
-		return resp, &StatusError{
-			Method: req.Method, URL: c.Redactor.String(req.URL), Status: resp.Status,
-			Body: c.Redactor.String(Excerpt(resp.Body)),
-		}
-	}
-	return resp, nil
-}
+// maxRedirects is how many redirects one attempt follows.
+const maxRedirects = 10
 
-func (c *Client) once(ctx context.Context, req *Request) (*Response, error) {
+func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = 60 * time.Second
+	}
+	fail := func(permanent bool, format string, args ...any) *NetError {
+		return &NetError{Method: req.Method, URL: c.Redactor.String(req.URL), Permanent: permanent,
+			Err: c.Redactor.String(fmt.Sprintf(format, args...))}
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, fail(true, "invalid URL: %s", cleanURLError(err))
+	}
+	switch {
+	case u.Scheme == "":
+		return nil, fail(true, "invalid URL: it has no scheme; it must start with http:// or https://")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fail(true, "unsupported URL scheme %q: only http and https are supported", u.Scheme)
+	case u.Host == "":
+		return nil, fail(true, "invalid URL: it has no host")
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -195,8 +312,7 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, error) {
 	}
 	hr, err := http.NewRequestWithContext(actx, req.Method, req.URL, body)
 	if err != nil {
-		return nil, &NetError{Method: req.Method, URL: c.Redactor.String(req.URL),
-			Err: c.Redactor.String(cleanURLError(err))}
+		return nil, fail(true, "invalid request: %s", cleanURLError(err))
 	}
 	for k, vs := range req.Header {
 		hr.Header[k] = vs
@@ -204,16 +320,131 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, error) {
 	if hr.Header.Get("User-Agent") == "" && c.UserAgent != "" {
 		hr.Header.Set("User-Agent", c.UserAgent)
 	}
-	res, err := c.HTTP.Do(hr)
+	hc := *c.HTTP
+	hc.CheckRedirect = c.checkRedirect
+	res, err := hc.Do(hr)
 	if err != nil {
 		return nil, c.netError(req, actx, err, timeout)
 	}
 	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
+	data, err := readBody(res)
 	if err != nil {
-		return nil, c.netError(req, actx, fmt.Errorf("reading the body after %d bytes: %w", len(data), err), timeout)
+		ne := c.netError(req, actx, err, timeout)
+		if !ne.Timeout {
+			ne.Err = c.Redactor.String(fmt.Sprintf("%d %s, but the body was cut short after %d bytes (%s)",
+				res.StatusCode, http.StatusText(res.StatusCode), len(data), cleanURLError(err)))
+		} else {
+			ne.Err += fmt.Sprintf(" (%d %s, %d bytes of the body received)", res.StatusCode, http.StatusText(res.StatusCode), len(data))
+		}
+		if len(data) > 0 {
+			ne.Err += ": " + strconv.Quote(Excerpt(c.Redactor.Bytes(data)))
+		}
+		return nil, ne
+	}
+	if enc := strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))); enc != "" && !res.Uncompressed && len(data) > 0 {
+		decoded, derr := decode(enc, data)
+		if derr != nil {
+			return nil, fail(false, "%d %s, but the %s body cannot be decoded: %v", res.StatusCode, http.StatusText(res.StatusCode), enc, derr)
+		}
+		if decoded != nil {
+			data = decoded
+			res.Header.Del("Content-Encoding")
+			res.Header.Del("Content-Length")
+		}
 	}
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: data, URL: res.Request.URL.String()}, nil
+}
+
+// readBody reads a whole body into one buffer sized from Content-Length when the server sent
+// one, instead of growing it by doubling (which allocates and copies about twice the body).
+func readBody(res *http.Response) ([]byte, error) {
+	n := res.ContentLength
+	if n <= 0 || n > 256<<20 {
+		return io.ReadAll(res.Body)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
+	_, err := buf.ReadFrom(res.Body)
+	return buf.Bytes(), err
+}
+
+// decode undoes a gzip or deflate Content-Encoding; nil for an encoding it does not know
+// (the body is then left as it is).
+func decode(enc string, data []byte) ([]byte, error) {
+	var r io.ReadCloser
+	var err error
+	switch enc {
+	case "gzip", "x-gzip":
+		r, err = gzip.NewReader(bytes.NewReader(data))
+	case "deflate":
+		// RFC 9110 deflate is zlib-wrapped; some servers send raw deflate.
+		r, err = zlib.NewReader(bytes.NewReader(data))
+		if err != nil {
+			r, err = flate.NewReader(bytes.NewReader(data)), nil
+		}
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// redirectError stops a redirect chain; it is never retried.
+type redirectError struct{ msg string }
+
+func (e *redirectError) Error() string { return e.msg }
+
+// checkRedirect follows at most maxRedirects redirects, refuses a loop, and drops the
+// credentials when a redirect leaves the host of the original request.
+func (c *Client) checkRedirect(next *http.Request, via []*http.Request) error {
+	for _, prev := range via {
+		if prev.URL.String() == next.URL.String() {
+			chain := make([]string, 0, len(via)+1)
+			for _, r := range via {
+				chain = append(chain, c.Redactor.String(r.URL.String()))
+			}
+			chain = append(chain, c.Redactor.String(next.URL.String()))
+			return &redirectError{"redirect loop: " + strings.Join(chain, " → ")}
+		}
+	}
+	if len(via) >= maxRedirects {
+		return &redirectError{fmt.Sprintf("stopped after %d redirects (last to %s)", maxRedirects, c.Redactor.String(next.URL.String()))}
+	}
+	if next.URL.Host != via[0].URL.Host {
+		for name, vs := range next.Header {
+			if credentialHeader(name) || c.carriesSecret(vs) {
+				next.Header.Del(name)
+			}
+		}
+	}
+	return nil
+}
+
+// credentialHeader reports a header name that carries credentials: Authorization and the
+// usual API-key header names.
+func credentialHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie":
+		return true
+	}
+	for _, w := range []string{"key", "token", "auth", "secret", "session", "password", "signature", "credential"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Client) carriesSecret(vs []string) bool {
+	for _, v := range vs {
+		if c.Redactor.String(v) != v {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Client) netError(req *Request, actx context.Context, err error, timeout time.Duration) *NetError {
@@ -223,8 +454,38 @@ func (c *Client) netError(req *Request, actx context.Context, err error, timeout
 		ne.Err = fmt.Sprintf("no complete response within %s (set --timeout to wait longer)", timeout)
 		return ne
 	}
-	ne.Err = c.Redactor.String(cleanURLError(err))
+	var re *redirectError
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var hostErr x509.HostnameError
+	var authErr x509.UnknownAuthorityError
+	var recErr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &re):
+		ne.Permanent, ne.Err = true, re.msg
+	case errors.As(err, &dns):
+		ne.Permanent = dns.IsNotFound
+		ne.Err = fmt.Sprintf("cannot resolve the host %s: %s", dns.Name, dns.Err)
+	case errors.As(err, &cert), errors.As(err, &hostErr), errors.As(err, &authErr):
+		ne.Permanent = true
+		ne.Err = "TLS failure: " + cleanURLError(err)
+	case errors.As(err, &recErr):
+		ne.Permanent = true
+		ne.Err = "TLS failure: the server did not answer with TLS (is the URL http:// rather than https://?)"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		ne.Err = fmt.Sprintf("connection refused by %s (is the server running?)", hostOf(req.URL))
+	default:
+		ne.Err = cleanURLError(err)
+	}
+	ne.Err = c.Redactor.String(ne.Err)
 	return ne
+}
+
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return raw
 }
 
 // cleanURLError drops the "Get \"url\": " prefix net/http puts on errors: callers name the
@@ -237,24 +498,27 @@ func cleanURLError(err error) string {
 	return err.Error()
 }
 
-func (c *Client) backoff(attempt int, resp *Response) time.Duration {
+// backoff is the pause before the next attempt: the error handler's backoff strategies,
+// else exponential (1 s, 2 s, 4 s, …) honouring Retry-After; at most MaxWait. retries is
+// the number of attempts so far that asked for a retry.
+func (c *Client) backoff(h *Handler, o *outcome, attempt, retries int) (time.Duration, error) {
 	maxWait := c.MaxWait
 	if maxWait <= 0 {
 		maxWait = 60 * time.Second
 	}
-	wait := time.Second << (attempt - 1)
-	if resp != nil {
-		if d, ok := retryAfter(resp.Header.Get("Retry-After"), c.now()); ok {
-			wait = d
+	wait, ok, err := h.wait(o, attempt, c.now())
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		wait = time.Second << min(retries-1, 20)
+		if o.resp != nil {
+			if d, ok := retryAfter(o.resp.Header.Get("Retry-After"), c.now()); ok {
+				wait = d
+			}
 		}
 	}
-	if wait > maxWait {
-		wait = maxWait
-	}
-	if wait < 0 {
-		wait = 0
-	}
-	return wait
+	return min(max(wait, 0), maxWait), nil
 }
 
 func (c *Client) now() time.Time {

@@ -21,7 +21,6 @@ type streamAuth struct {
 	requester *yaml.Node
 	node      *yaml.Node // nil: no authenticator (NoAuth)
 	params    *params
-	auth      *Authenticator
 }
 
 type authKey struct {
@@ -62,8 +61,6 @@ func (l *loader) checkCredentials() {
 			fmt.Sprintf("write `{{ config['%s'] }}` and put the value in the testing values", key))
 	}
 }
-
-var loginAuthTypes = map[string]bool{NoAuth: true, BasicAuth: true, BearerAuth: true, APIKeyAuth: true}
 
 // authenticator reads one authenticator. login is true for the authenticator of a session
 // token's login requester, which may only be NoAuth, Basic, Bearer or ApiKey.

@@ -421,7 +421,7 @@ func (l *loader) requester(c *comp, vars []string, auth *streamAuth, uses *[]opt
 	if b := c.get("request_body"); !isEmpty(b) {
 		l.unsupportedValue(b, c.fieldPath("request_body"), "request_body")
 	}
-	l.unsupportedValue(c.get("error_handler"), c.fieldPath("error_handler"), "error_handler")
+	r.ErrorHandler = l.errorHandler(c.get("error_handler"), c.fieldPath("error_handler"), c.params)
 	l.unsupportedValue(c.get("fetch_properties_from_endpoint"), c.fieldPath("fetch_properties_from_endpoint"), "PropertiesFromEndpoint")
 	l.unsupportedValue(c.get("query_properties"), c.fieldPath("query_properties"), "QueryProperties")
 	an := c.get("authenticator")

@@ -177,9 +177,6 @@ func (c *comp) get(name string) *yaml.Node {
 	return v
 }
 
-// has reports whether a field is written (non-null).
-func (c *comp) has(name string) bool { return !isNull(c.vals[name]) }
-
 func (c *comp) fieldPath(name string) string { return join(c.path, name) }
 
 // checkFields reports fields not in the component's field list. A near miss of a known
@@ -235,6 +232,16 @@ func (l *loader) unsupported(n *yaml.Node, path, typ, where string) {
 		msg += " (" + where + ")"
 	}
 	d := diag.Diagnostic{Code: diag.CodeUnsupported, Message: msg, Path: path, Component: typ}
+	if _, known := fields[typ]; !known && !strings.HasPrefix(typ, "Custom") {
+		types := make([]string, 0, len(fields))
+		for t := range fields {
+			types = append(types, t)
+		}
+		sort.Strings(types)
+		if s := suggest(typ, types); s != "" {
+			d.Hint = fmt.Sprintf("if `%s` is a typo: did you mean `%s`?", typ, s)
+		}
+	}
 	if n != nil {
 		d.Line, d.Column = n.Line, n.Column
 	}

@@ -38,8 +38,8 @@ func TestDiagnostics(t *testing.T) {
 			{at: "12:23", code: diag.CodeType, msg: "`field_path` must be a list, not a string"},
 		}},
 		{"unsupported.yaml", []want{
-			{at: "6:7", code: diag.CodeUnsupported, msg: "DefaultErrorHandler is not supported yet (error_handler)"},
-			{at: "27:9", code: diag.CodeUnsupported, msg: "SubstreamPartitionRouter is not supported yet (partition_router)"},
+			{at: "6:7", code: diag.CodeUnsupported, msg: "CustomErrorHandler is not supported yet (error_handler)"},
+			{at: "28:9", code: diag.CodeUnsupported, msg: "SubstreamPartitionRouter is not supported yet (partition_router)"},
 		}},
 		{"template_error.yaml", []want{
 			{at: "9:23", code: diag.CodeTemplate, msg: "in `path`: unclosed tag `{{`: missing `}}`"},
@@ -106,7 +106,7 @@ func TestDiagnosticDetails(t *testing.T) {
 	if len(diags) < 2 {
 		t.Fatalf("got %v", diags)
 	}
-	if d := diags[0]; d.Path != "streams[0].retriever.requester.error_handler" || d.Component != "DefaultErrorHandler" {
+	if d := diags[0]; d.Path != "streams[0].retriever.requester.error_handler" || d.Component != "CustomErrorHandler" {
 		t.Errorf("first: path %q component %q", d.Path, d.Component)
 	}
 	if d := diags[1]; d.Path != "streams[1].retriever.partition_router" || d.Component != "SubstreamPartitionRouter" {

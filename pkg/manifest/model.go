@@ -62,6 +62,10 @@ type Requester struct {
 	Params, Headers, BodyData, BodyJSON *Tree
 	// Authenticator of this requester; nil means NoAuth.
 	Authenticator *Authenticator
+	// ErrorHandler is the requester's error_handler; nil means the default behaviour (429,
+	// 5xx and network errors retried, other statuses ≥ 400 fail). A session token's login
+	// requester has its own.
+	ErrorHandler *ErrorHandler
 	// Parameters is the merged $parameters of the requester (template variable `parameters`).
 	Parameters map[string]any
 }

@@ -31,6 +31,8 @@ type RecordWriter struct {
 	w      *bufio.Writer
 	format string
 	now    func() time.Time
+	// prefixes caches the encoded start of a record line per stream.
+	prefixes map[string][]byte
 }
 
 // NewRecordWriter writes to w in the given format. now stamps airbyte messages.
@@ -52,15 +54,11 @@ func (r *RecordWriter) Record(stream string, raw []byte) error {
 	defer r.mu.Unlock()
 	switch r.format {
 	case FormatEnvelope:
-		r.w.WriteString(`{"stream":`)
-		writeString(r.w, stream)
-		r.w.WriteString(`,"data":`)
+		r.w.Write(r.prefix(stream))
 		r.w.Write(raw)
 		r.w.WriteByte('}')
 	case FormatAirbyte:
-		r.w.WriteString(`{"type":"RECORD","record":{"stream":`)
-		writeString(r.w, stream)
-		r.w.WriteString(`,"data":`)
+		r.w.Write(r.prefix(stream))
 		r.w.Write(raw)
 		r.w.WriteString(`,"emitted_at":`)
 		r.w.WriteString(strconv.FormatInt(r.now().UnixMilli(), 10))
@@ -69,6 +67,27 @@ func (r *RecordWriter) Record(stream string, raw []byte) error {
 		r.w.Write(raw)
 	}
 	return r.w.WriteByte('\n')
+}
+
+// prefix is what comes before a record of stream in the envelope and airbyte formats,
+// encoded once per stream rather than once per record.
+func (r *RecordWriter) prefix(stream string) []byte {
+	if p, ok := r.prefixes[stream]; ok {
+		return p
+	}
+	var b bytes.Buffer
+	if r.format == FormatAirbyte {
+		b.WriteString(`{"type":"RECORD","record":{"stream":`)
+	} else {
+		b.WriteString(`{"stream":`)
+	}
+	writeString(&b, stream)
+	b.WriteString(`,"data":`)
+	if r.prefixes == nil {
+		r.prefixes = map[string][]byte{}
+	}
+	r.prefixes[stream] = b.Bytes()
+	return b.Bytes()
 }
 
 // Airbyte protocol messages, with fields in the protocol's order.
@@ -155,7 +174,7 @@ func (r *RecordWriter) Flush() error {
 }
 
 // writeString writes s as a JSON string without HTML escaping.
-func writeString(w *bufio.Writer, s string) {
+func writeString(w io.Writer, s string) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

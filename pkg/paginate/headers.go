@@ -107,21 +107,26 @@ func ParseLink(values []string, base *url.URL) map[string]any {
 }
 
 // splitLinks splits a Link header on the commas between links, not those inside <…> or
-// quoted strings.
+// quoted strings. A `<` inside an unterminated <… starts a new link: the broken text before
+// it becomes a part of its own, which ParseLink then skips.
 func splitLinks(s string) []string {
 	var parts []string
-	depth, quoted, start := 0, false, 0
+	inURL, quoted, start := false, false, 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c == '"' && depth == 0:
+		case c == '"' && !inURL:
 			quoted = !quoted
 		case c == '\\' && quoted:
 			i++
 		case c == '<' && !quoted:
-			depth++
-		case c == '>' && !quoted && depth > 0:
-			depth--
-		case c == ',' && !quoted && depth == 0:
+			if inURL {
+				parts = append(parts, s[start:i])
+				start = i
+			}
+			inURL = true
+		case c == '>' && inURL:
+			inURL = false
+		case c == ',' && !quoted && !inURL:
 			parts = append(parts, s[start:i])
 			start = i + 1
 		}

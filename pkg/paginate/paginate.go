@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"connector/pkg/manifest"
 	"connector/pkg/request"
@@ -30,9 +31,10 @@ type Page struct {
 // Decision is what happens after a page.
 type Decision struct {
 	Stop bool
-	// Token is the next page token (when not Stop).
+	// Token is the next page token (when not Stop), or the offending token when Next also
+	// returns a *RepeatedTokenError.
 	Token any
-	// Reason says why, in plain words: "next: offset=200 (100 records = limit 100)",
+	// Reason says why, in plain words: "next: offset=200 (100 records ≥ limit 100)",
 	// "stop: 37 records < limit 100", "stop: no value at response.meta.next_cursor".
 	Reason string
 }
@@ -78,6 +80,9 @@ func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
 		params = map[string]any{}
 	}
 	p.vars = map[string]any{"config": config, "parameters": params}
+	if s := m.Strategy; s != nil && s.Type == manifest.CursorPagination && s.CursorValue == nil {
+		return nil, fmt.Errorf("CursorPagination needs a cursor_value")
+	}
 	if s := m.Strategy; s != nil && s.PageSize != nil {
 		v, err := s.PageSize.Eval(p.vars)
 		if err != nil {
@@ -231,32 +236,40 @@ func (p *Paginator) Next(token any, pg Page) (Decision, error) {
 		offset, _ := template.ToInt(token)
 		if !p.hasSize {
 			if pg.Count == 0 {
-				return Decision{Stop: true, Reason: "stop: empty page"}, nil
+				return Decision{Stop: true, Reason: "stop: empty page (no limit set)"}, nil
 			}
 			next := offset + int64(pg.Count)
-			return Decision{Token: next, Reason: fmt.Sprintf("next: offset=%d (%d records, no limit set)", next, pg.Count)}, nil
+			return Decision{Token: next, Reason: fmt.Sprintf("next: offset=%d (%s, no limit set)", next, records(pg.Count))}, nil
 		}
 		if int64(pg.Count) < p.pageSize {
-			return Decision{Stop: true, Reason: fmt.Sprintf("stop: %d records < limit %d", pg.Count, p.pageSize)}, nil
+			return Decision{Stop: true, Reason: fmt.Sprintf("stop: %s < limit %d", records(pg.Count), p.pageSize)}, nil
 		}
 		next := offset + int64(pg.Count)
-		return Decision{Token: next, Reason: fmt.Sprintf("next: offset=%d (%d records ≥ limit %d)", next, pg.Count, p.pageSize)}, nil
+		return Decision{Token: next, Reason: fmt.Sprintf("next: offset=%d (%s ≥ limit %d)", next, records(pg.Count), p.pageSize)}, nil
 	case manifest.PageIncrement:
 		page, _ := template.ToInt(token)
 		if !p.hasSize {
 			if pg.Count == 0 {
-				return Decision{Stop: true, Reason: "stop: empty page"}, nil
+				return Decision{Stop: true, Reason: "stop: empty page (no page size set)"}, nil
 			}
-			return Decision{Token: page + 1, Reason: fmt.Sprintf("next: page=%d (%d records, no page size set)", page+1, pg.Count)}, nil
+			return Decision{Token: page + 1, Reason: fmt.Sprintf("next: page=%d (%s, no page size set)", page+1, records(pg.Count))}, nil
 		}
 		if int64(pg.Count) < p.pageSize {
-			return Decision{Stop: true, Reason: fmt.Sprintf("stop: %d records < page size %d", pg.Count, p.pageSize)}, nil
+			return Decision{Stop: true, Reason: fmt.Sprintf("stop: %s < page size %d", records(pg.Count), p.pageSize)}, nil
 		}
-		return Decision{Token: page + 1, Reason: fmt.Sprintf("next: page=%d (%d records ≥ page size %d)", page+1, pg.Count, p.pageSize)}, nil
+		return Decision{Token: page + 1, Reason: fmt.Sprintf("next: page=%d (%s ≥ page size %d)", page+1, records(pg.Count), p.pageSize)}, nil
 	case manifest.CursorPagination:
 		return p.cursor(token, pg)
 	}
 	return Decision{}, fmt.Errorf("unknown pagination strategy %q", p.strategy())
+}
+
+// records says "1 record", "37 records".
+func records(n int) string {
+	if n == 1 {
+		return "1 record"
+	}
+	return strconv.Itoa(n) + " records"
 }
 
 func (p *Paginator) cursor(token any, pg Page) (Decision, error) {
@@ -275,18 +288,34 @@ func (p *Paginator) cursor(token any, pg Page) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("cursor_value: %w", err)
 	}
-	if template.IsEmpty(v) {
+	if empty(v) {
 		return Decision{Stop: true, Reason: "stop: no value at " + describe(s.CursorValue)}, nil
-	}
-	if m, ok := v.(map[string]any); ok && len(m) == 0 {
-		return Decision{Stop: true, Reason: "stop: empty value at " + describe(s.CursorValue)}, nil
 	}
 	text := template.ToString(v)
 	if p.hasLast && text == p.last {
-		return Decision{}, &RepeatedTokenError{Token: text}
+		// The token is kept in the decision so that a trace can show what came back.
+		return Decision{Stop: true, Token: v, Reason: "error: pagination token " + strconv.Quote(text) + " repeated"},
+			&RepeatedTokenError{Token: text}
 	}
 	p.last, p.hasLast = text, true
-	return Decision{Token: v, Reason: "next: cursor=" + strconv.Quote(text)}, nil
+	return Decision{Token: v, Reason: "next: cursor=" + strconv.Quote(text) + " from " + describe(s.CursorValue)}, nil
+}
+
+// empty reports whether a cursor value means "no next page": none, undefined, "", or an
+// empty list or mapping.
+func empty(v any) bool {
+	if template.IsEmpty(v) {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	case template.Mapping:
+		return len(x.Keys()) == 0
+	}
+	return false
 }
 
 // describe names a cursor template for a stop reason: `response.meta.next` rather than the
@@ -294,17 +323,7 @@ func (p *Paginator) cursor(token any, pg Page) (Decision, error) {
 func describe(t *template.Template) string {
 	s := t.Source()
 	if len(s) > 4 && s[:2] == "{{" && s[len(s)-2:] == "}}" {
-		return trimSpace(s[2 : len(s)-2])
-	}
-	return s
-}
-
-func trimSpace(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
+		return strings.TrimSpace(s[2 : len(s)-2])
 	}
 	return s
 }
@@ -339,16 +358,75 @@ func (p *Paginator) cursorVars(token any, pg Page) map[string]any {
 	}
 }
 
-// Describe summarises the pagination of a stream for traces: "OffsetIncrement limit 100".
+// Describe summarises the pagination of a stream for traces, saying where each value goes:
+//
+//	OffsetIncrement limit 100; offset → query parameter "offset"; limit → query parameter "limit"
 func (p *Paginator) Describe() string {
 	if !p.Enabled() {
 		return "NoPagination"
 	}
-	s := p.strategy()
-	if p.hasSize {
-		s += fmt.Sprintf(" page_size %d", p.pageSize)
+	s := p.m.Strategy
+	var tokenWord, sizeWord string
+	switch s.Type {
+	case manifest.OffsetIncrement:
+		tokenWord, sizeWord = "offset", "limit"
+	case manifest.PageIncrement:
+		tokenWord, sizeWord = "page", "page_size"
+	default:
+		tokenWord, sizeWord = "cursor", "page_size"
 	}
-	return s
+	head := s.Type
+	if p.hasSize {
+		head += fmt.Sprintf(" %s %d", sizeWord, p.pageSize)
+	}
+	switch s.Type {
+	case manifest.PageIncrement:
+		head += fmt.Sprintf(", first page %d", s.StartFromPage)
+	case manifest.CursorPagination:
+		head += ", cursor from " + describe(s.CursorValue)
+		if s.StopCondition != nil {
+			head += ", stop when " + describe(s.StopCondition)
+		}
+	}
+	if !s.InjectOnFirstRequest && s.Type != manifest.CursorPagination {
+		head += fmt.Sprintf(", no %s on the first request", tokenWord)
+	}
+	parts := []string{head}
+	if p.tokenOpt == nil {
+		parts = append(parts, tokenWord+" → only through next_page_token in the requester's templates")
+	} else {
+		parts = append(parts, tokenWord+" → "+p.tokenOpt.String())
+	}
+	if p.hasSize {
+		if p.sizeOpt == nil {
+			parts = append(parts, sizeWord+" not sent (no page_size_option)")
+		} else {
+			parts = append(parts, sizeWord+" → "+p.sizeOpt.String())
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// String says where an option puts its value, in the words of a request: `query parameter
+// "offset"`, `header "X-Page"`, `JSON body property "page.size"`, `the whole URL (RequestPath)`.
+func (o *Option) String() string {
+	switch o.Place {
+	case manifest.InjectParameter:
+		return "query parameter " + strconv.Quote(o.Name)
+	case manifest.InjectHeader:
+		return "header " + strconv.Quote(o.Name)
+	case manifest.InjectBodyData:
+		return "form field " + strconv.Quote(o.Name)
+	case manifest.InjectBodyJSON:
+		name := o.Name
+		if len(o.Path) > 0 {
+			name = strings.Join(o.Path, ".")
+		}
+		return "JSON body property " + strconv.Quote(name)
+	case manifest.InjectPath:
+		return "the whole URL (RequestPath)"
+	}
+	return o.Place + " " + strconv.Quote(o.Name)
 }
 
 // PageSize returns the page size and whether one is set.

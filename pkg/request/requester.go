@@ -92,7 +92,7 @@ func requestURL(q *manifest.Requester, vars map[string]any) (string, error) {
 }
 
 // JoinURL joins url_base and path with exactly one slash; a path that is a full URL is used
-// as is.
+// as is, and a query string on url_base stays at the end.
 func JoinURL(base, path string) string {
 	if path == "" {
 		return base
@@ -100,7 +100,11 @@ func JoinURL(base, path string) string {
 	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
 		return path
 	}
-	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
+	query := ""
+	if i := strings.IndexByte(base, '?'); i >= 0 {
+		base, query = base[:i], base[i:]
+	}
+	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/") + query
 }
 
 // eachOption renders a request option tree and calls set for each top-level entry whose value

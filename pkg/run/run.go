@@ -46,6 +46,9 @@ type PageEvent struct {
 	TokenAfter       any
 	Stop             bool
 	Reason           string
+	// Discarded marks a page fetched ahead (--prefetch) that the read did not use: it lies
+	// beyond the last page. Its records were not emitted and it is not counted in Result.
+	Discarded bool
 }
 
 // Result is the outcome of one stream.
@@ -70,6 +73,12 @@ type Options struct {
 	Observer Observer // nil: nobody listens
 	// MaxPages and MaxRecords end each stream early (0: no limit).
 	MaxPages, MaxRecords int
+	// Prefetch is how many pages may be in flight at once when the next page tokens are
+	// predictable (see readAhead); 0 or 1 reads one page at a time.
+	Prefetch int
+	// Warn, when set, hears notes meant for the user (stderr), such as a --prefetch that
+	// cannot apply.
+	Warn func(text string)
 }
 
 // StreamError is a stream that failed, naming the stream and the page.
@@ -93,7 +102,7 @@ func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
 	}
 	err := r.read(ctx)
 	if err != nil {
-		r.res.Err = &StreamError{Stream: s.Name, Page: r.res.Pages + 1, Err: err}
+		r.res.Err = &StreamError{Stream: s.Name, Page: max(r.page, 1), Err: err}
 		if errors.Is(err, context.Canceled) {
 			r.res.Err = err
 		}
@@ -116,6 +125,10 @@ type reader struct {
 	pag *paginate.Paginator
 	// want says which Go values the templates of the stream need.
 	want extract.Want
+	// page is the number of the page being requested or decided on (for errors).
+	page int
+	// handler is the stream's error handler, set on every data request.
+	handler *httpx.Handler
 }
 
 func (r *reader) read(ctx context.Context) error {
@@ -124,77 +137,122 @@ func (r *reader) read(ctx context.Context) error {
 		return fmt.Errorf("paginator: %w", err)
 	}
 	r.pag = pag
+	handler, err := httpx.NewHandler(r.s.Requester.ErrorHandler, r.o.Config)
+	if err != nil {
+		return err
+	}
 	r.want = wants(r.s)
+	r.handler = handler
 	token := pag.Initial()
+	if n := r.o.Prefetch; n > 1 {
+		why := r.prefetchBlocker()
+		if why == "" {
+			return r.readAhead(ctx, token, n)
+		}
+		if r.o.Warn != nil {
+			r.o.Warn(fmt.Sprintf("%s: --prefetch %d ignored, reading one page at a time: %s", r.s.Name, n, why))
+		}
+	}
 	first := true
 	prevURL := ""
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		r.page = r.res.Pages + 1
 		req, err := r.build(ctx, token, first, prevURL)
 		if err != nil {
 			return err
 		}
+		req.Handler = handler
 		resp, err := r.send(ctx, req)
 		if err != nil {
 			return err
 		}
-		page, err := extract.Parse(resp.Body, r.fieldPath(token, first), r.want)
-		if err != nil {
-			if errors.Is(err, extract.ErrEmpty) && (resp.Status == http.StatusNoContent) {
-				page = &extract.Page{}
-			} else {
-				return fmt.Errorf("%s %s answered %d with a body that is not JSON (%v): %s",
-					req.Method, r.o.Client.Redactor.String(req.URL), resp.Status, err,
-					r.o.Client.Redactor.String(quoteExcerpt(resp.Body)))
-			}
-		}
-		r.res.Pages++
-		emitted, limited, err := r.emit(page, token, first)
-		if err != nil {
+		next, stop, err := r.handle(req, resp, token, first)
+		if err != nil || stop {
 			return err
 		}
-		if r.res.Pages == 1 {
-			r.res.FirstPageRecords = emitted
-		}
-		ev := PageEvent{
-			Stream: r.s.Name, Number: r.res.Pages, Method: req.Method,
-			URL: r.o.Client.Redactor.String(req.URL), Status: resp.Status, Size: len(resp.Body),
-			Records: len(page.Records), Emitted: emitted, TokenBefore: token,
-		}
-		decision, derr := pag.Next(token, r.pageInfo(page, resp, req.URL))
-		switch {
-		case derr != nil:
-			ev.Stop, ev.Reason = true, "error: "+derr.Error()
-		case limited != "":
-			ev.Stop, ev.Reason = true, "stop: "+limited
-			r.res.Limit = limited
-		case !decision.Stop && r.o.MaxPages > 0 && r.res.Pages >= r.o.MaxPages:
-			ev.TokenAfter = decision.Token
-			r.res.Limit = fmt.Sprintf("--max-pages %d", r.o.MaxPages)
-			ev.Stop, ev.Reason = true, "stop: "+r.res.Limit
-		default:
-			ev.Stop, ev.Reason, ev.TokenAfter = decision.Stop, decision.Reason, decision.Token
-		}
-		if r.o.Out != nil {
-			if err := r.o.Out.Flush(); err != nil {
-				return err
-			}
-		}
-		if r.o.Observer != nil {
-			r.o.Observer.Page(ev)
-		}
-		if derr != nil {
-			return derr
-		}
-		if ev.Stop {
-			return nil
-		}
-		token, first, prevURL = decision.Token, false, req.URL
+		token, first, prevURL = next, false, req.URL
 	}
 }
 
+// handle extracts, emits and reports the page that answered req (sent with token), and
+// decides what comes next: the next token, or stop. Sequential and prefetched reads share it.
+func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, first bool) (next any, stop bool, err error) {
+	if resp.Ignored {
+		// The error handler said IGNORE: no records, and the stream ends here.
+		r.res.Pages++
+		if r.o.Observer != nil {
+			r.o.Observer.Page(PageEvent{Stream: r.s.Name, Number: r.res.Pages, Method: req.Method,
+				URL: r.o.Client.Redactor.String(req.URL), Status: resp.Status, Size: len(resp.Body),
+				TokenBefore: token, Stop: true, Reason: "stop: " + resp.Reason})
+		}
+		return nil, true, nil
+	}
+	page, err := extract.Parse(resp.Body, r.fieldPath(token, first), r.want)
+	if err != nil {
+		var nr *extract.NotRecordError
+		if errors.Is(err, extract.ErrEmpty) && (resp.Status == http.StatusNoContent) {
+			page = &extract.Page{}
+		} else if errors.As(err, &nr) {
+			return nil, false, fmt.Errorf("%s %s answered %d, but %v: %s", req.Method, r.o.Client.Redactor.String(req.URL),
+				resp.Status, err, quoteExcerpt(r.o.Client.Redactor.Bytes(resp.Body)))
+		} else {
+			return nil, false, fmt.Errorf("%s %s answered %d with a body that is not JSON (%v): %s",
+				req.Method, r.o.Client.Redactor.String(req.URL), resp.Status, err,
+				quoteExcerpt(r.o.Client.Redactor.Bytes(resp.Body)))
+		}
+	}
+	r.res.Pages++
+	emitted, limited, leftOut, err := r.emit(page, token, first)
+	if err != nil {
+		return nil, false, err
+	}
+	if r.res.Pages == 1 {
+		r.res.FirstPageRecords = emitted
+	}
+	ev := PageEvent{
+		Stream: r.s.Name, Number: r.res.Pages, Method: req.Method,
+		URL: r.o.Client.Redactor.String(req.URL), Status: resp.Status, Size: len(resp.Body),
+		Records: len(page.Records), Emitted: emitted, TokenBefore: token,
+	}
+	decision, derr := r.pag.Next(token, r.pageInfo(page, resp, req.URL))
+	switch {
+	case derr != nil:
+		ev.Stop, ev.Reason, ev.TokenAfter = true, "error: "+derr.Error(), decision.Token
+	case limited != "" && !leftOut && decision.Stop:
+		// The limit coincided with the natural end of the stream: nothing was left out.
+		ev.Stop, ev.Reason, ev.TokenAfter = true, decision.Reason, decision.Token
+	case limited != "":
+		ev.Stop, ev.Reason = true, "stop: "+limited
+		r.res.Limit = limited
+	case !decision.Stop && r.o.MaxPages > 0 && r.res.Pages >= r.o.MaxPages:
+		ev.TokenAfter = decision.Token
+		r.res.Limit = fmt.Sprintf("--max-pages %d", r.o.MaxPages)
+		ev.Stop, ev.Reason = true, "stop: "+r.res.Limit
+	default:
+		ev.Stop, ev.Reason, ev.TokenAfter = decision.Stop, decision.Reason, decision.Token
+	}
+	if r.o.Out != nil {
+		if err := r.o.Out.Flush(); err != nil {
+			return nil, false, err
+		}
+	}
+	if r.o.Observer != nil {
+		r.o.Observer.Page(ev)
+	}
+	if derr != nil {
+		return nil, false, derr
+	}
+	if ev.Stop {
+		return nil, true, nil
+	}
+	return decision.Token, false, nil
+}
+
+// quoteExcerpt quotes the start of a body for an error message; body must already be
+// redacted (quoting first would escape a secret's characters and hide it from the redactor).
 func quoteExcerpt(body []byte) string {
 	if len(body) == 0 {
 		return "(empty body)"
@@ -245,20 +303,21 @@ func reapply(ctx context.Context, a auth.Authenticator, req *httpx.Request) erro
 	return nil
 }
 
-func (r *reader) emit(page *extract.Page, token any, first bool) (int, string, error) {
+// emit writes the records of a page that pass the filter. It stops at --max-records and then
+// returns the limit's name, and whether records of the page were left out.
+func (r *reader) emit(page *extract.Page, token any, first bool) (emitted int, limit string, leftOut bool, err error) {
 	filter := r.s.Selector.Filter
 	var vars map[string]any
 	if filter != nil {
 		vars = r.vars(token, first)
 	}
-	emitted := 0
 	for i := range page.Records {
 		rec := &page.Records[i]
 		if filter != nil {
 			vars["record"] = rec.Value
 			v, err := filter.Eval(vars)
 			if err != nil {
-				return emitted, "", fmt.Errorf("record_filter: %w", err)
+				return emitted, "", false, fmt.Errorf("record_filter: %w", err)
 			}
 			if !template.Truthy(v) {
 				continue
@@ -266,16 +325,16 @@ func (r *reader) emit(page *extract.Page, token any, first bool) (int, string, e
 		}
 		if r.o.Out != nil {
 			if err := r.o.Out.Record(r.s.Name, rec.Raw); err != nil {
-				return emitted, "", err
+				return emitted, "", false, err
 			}
 		}
 		emitted++
 		r.res.Records++
 		if r.o.MaxRecords > 0 && r.res.Records >= r.o.MaxRecords {
-			return emitted, fmt.Sprintf("--max-records %d", r.o.MaxRecords), nil
+			return emitted, fmt.Sprintf("--max-records %d", r.o.MaxRecords), i < len(page.Records)-1, nil
 		}
 	}
-	return emitted, "", nil
+	return emitted, "", false, nil
 }
 
 func (r *reader) pageInfo(page *extract.Page, resp *httpx.Response, reqURL string) paginate.Page {

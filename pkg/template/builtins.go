@@ -240,7 +240,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 	case nil:
 		b.WriteString("null")
 	case undefined:
-		return errors.New("Object of type Undefined is not JSON serializable")
+		return errors.New("object of type Undefined is not JSON serializable")
 	case bool:
 		if x {
 			b.WriteString("true")
@@ -263,7 +263,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 			b.WriteString(pyFloat(x))
 		}
 	case dtime, duration:
-		return fmt.Errorf("Object of type %s is not JSON serializable", typeName(v))
+		return fmt.Errorf("object of type %s is not JSON serializable", typeName(v))
 	default:
 		if n, k := toNumber(v); k == numInt {
 			b.WriteString(strconv.FormatInt(n.i, 10))
@@ -305,7 +305,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 			b.WriteByte('}')
 			return nil
 		}
-		return fmt.Errorf("Object of type %s is not JSON serializable", typeName(v))
+		return fmt.Errorf("object of type %s is not JSON serializable", typeName(v))
 	}
 	return nil
 }
@@ -830,6 +830,9 @@ func runTest(name string, v any, args []any) (bool, error) {
 	t, ok := tests[name]
 	if !ok {
 		return false, fmt.Errorf("no test named %s", pyRepr(name))
+	}
+	if len(args) < t.nargs {
+		return false, fmt.Errorf("test %s needs %d argument(s), got %d", pyRepr(name), t.nargs, len(args))
 	}
 	return t.fn(v, args)
 }

@@ -399,8 +399,6 @@ func formatDatetime(d dtime, format string) any {
 	return strftime(d, format)
 }
 
-var errNoMatch = errors.New("no match")
-
 // strptime parses s with a Python format; a value without %z is naive.
 func strptime(s, format string) (dtime, error) {
 	bad := fmt.Errorf("time data %s does not match format %s", pyRepr(s), pyRepr(format))
@@ -713,3 +711,21 @@ func ToTime(v any) (time.Time, bool) {
 func fromGoTime(t time.Time) dtime { return aware(t) }
 
 var nowFunc = time.Now
+
+// ParseTime parses s with a Python strptime-style format (`%Y-%m-%dT%H:%M:%SZ`, `%s` for epoch
+// seconds, …), the way datetime values of templates are parsed; a value without a zone is UTC.
+func ParseTime(s, format string) (time.Time, error) {
+	if format == "%s" {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("time data %s is not a number of seconds", pyRepr(s))
+		}
+		return time.Unix(n, 0).UTC(), nil
+	}
+	d, err := strptime(s, format)
+	if err != nil {
+		return time.Time{}, err
+	}
+	t, _ := ToTime(d)
+	return t, nil
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -767,11 +766,6 @@ func sortValues(l []any, key func(any) any, reverse bool) error {
 		return c < 0
 	})
 	return err
-}
-
-func parseIntPrefix(s string) (int64, bool) {
-	i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	return i, err == nil
 }
 
 func mulOK(a, b int64) (int64, bool) {

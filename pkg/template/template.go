@@ -111,7 +111,7 @@ var (
 )
 
 // maxCached bounds the cache; a definition has a few thousand templates.
-const maxCached = 50_000
+const maxCached = 10_000
 
 // Compile parses and compiles src once. vars are the names of the free
 // variables the template may read (config, parameters, response...);
@@ -126,7 +126,7 @@ func Compile(src string, vars []string) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cacheSize.Load() < maxCached {
+	if !t.literal && cacheSize.Load() < maxCached {
 		if _, loaded := cache.LoadOrStore(key, t); !loaded {
 			cacheSize.Add(1)
 		}
@@ -402,11 +402,6 @@ func (t *Template) Render(vars map[string]any) (string, error) {
 	return ToString(v), nil
 }
 
-// evalError is a failure inside one of our functions.
-type evalError struct{ msg string }
-
-func (e *evalError) Error() string { return e.msg }
-
 func (t *Template) run(p prog, fr *frame) (any, error) {
 	m := vmPool.Get().(*vm.VM)
 	out, err := m.Run(p.p, fr)
@@ -434,11 +429,13 @@ func (t *Template) run(p prog, fr *frame) (any, error) {
 
 func excerpt(src string, pos int) string {
 	s := src[pos:]
-	if end := strings.Index(s, "}}"); end >= 0 && strings.HasPrefix(s, "{{") {
-		s = s[:end+2]
-	} else if end := strings.Index(s, "%}"); end >= 0 && strings.HasPrefix(s, "{%") {
-		s = s[:end+2]
+	end := len(s)
+	for _, delim := range []string{"}}", "%}"} {
+		if i := strings.Index(s, delim); i >= 0 && i+2 < end {
+			end = i + 2
+		}
 	}
+	s = s[:end]
 	if len(s) > 120 {
 		s = s[:117] + "..."
 	}

@@ -518,7 +518,7 @@ func TestAPI(t *testing.T) {
 	}
 	again, _ := Compile("{{ config.a }}{{ response.b }}", allVars)
 	if again != tp {
-		t.Error("compiled templates are not cached")
+		t.Errorf("compiled templates are not cached (%d cached)", cacheSize.Load())
 	}
 	s, err := tp.Render(map[string]any{"config": map[string]any{"a": 1.0}, "response": map[string]any{"b": true}})
 	if err != nil || s != "1.0True" {
@@ -578,6 +578,29 @@ func TestRuntimeErrors(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || e.Msg != c.msg {
 			t.Errorf("Eval(%q) error = %v, want %q", c.src, err, c.msg)
+		}
+	}
+}
+
+func TestConcurrentEval(t *testing.T) {
+	tp, err := Compile("{% for x in config.ids %}{{ x ~ config.n }}{% endfor %}{{ response.meta.next | upper }}", allVars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := testVars()
+	done := make(chan string)
+	for range 8 {
+		go func() {
+			s := ""
+			for range 200 {
+				s, _ = tp.Render(vars)
+			}
+			done <- s
+		}()
+	}
+	for range 8 {
+		if s := <-done; s != "a3b3ABC" {
+			t.Errorf("got %q", s)
 		}
 	}
 }

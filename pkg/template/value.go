@@ -447,7 +447,7 @@ func asMap(v any) (map[string]any, bool) {
 
 // typeName names v's type the way Python would.
 func typeName(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "NoneType"
 	case undefined:
@@ -457,7 +457,7 @@ func typeName(v any) string {
 	case string:
 		return "str"
 	case dtime:
-		return v.(dtime).typeName()
+		return x.typeName()
 	case duration:
 		return "timedelta"
 	case *loopInfo:

@@ -121,9 +121,24 @@ func kindName(n *yaml.Node) string {
 
 // plain converts a YAML node to plain values; aliases are followed.
 func plain(n *yaml.Node) (any, error) {
+	budget := maxPlainNodes
+	return plainAt(n, 0, &budget)
+}
+
+// Limits of plain, so that a recursive alias or an alias bomb is an error, not a crash.
+const (
+	maxPlainDepth = 100
+	maxPlainNodes = 1_000_000
+)
+
+func plainAt(n *yaml.Node, depth int, budget *int) (any, error) {
+	*budget--
+	if depth > maxPlainDepth || *budget < 0 {
+		return nil, fmt.Errorf("line %d: the testing values nest too deeply or expand too much (a recursive YAML alias?)", n.Line)
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return plain(n.Alias)
+		return plainAt(n.Alias, depth+1, budget)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -131,7 +146,7 @@ func plain(n *yaml.Node) (any, error) {
 			if k.Tag == "!!merge" {
 				continue
 			}
-			val, err := plain(n.Content[i+1])
+			val, err := plainAt(n.Content[i+1], depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -141,7 +156,7 @@ func plain(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		l := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			val, err := plain(c)
+			val, err := plainAt(c, depth+1, budget)
 			if err != nil {
 				return nil, err
 			}

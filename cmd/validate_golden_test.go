@@ -1,0 +1,151 @@
+package cmd
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestValidateGolden pins what `validate` prints for broken definitions, one or more per
+// diagnostic code, and for a valid one: the text diagnostics on stderr and the JSON report on
+// stdout. Refresh with: go test ./cmd -run TestValidateGolden -update (then read the diff).
+func TestValidateGolden(t *testing.T) {
+	tests := []struct {
+		file  string // in testdata/validate
+		codes []string
+	}{
+		{"yaml_error.yaml", []string{"yaml"}},
+		{"ref_missing.yaml", []string{"ref"}},
+		{"ref_cycle.yaml", []string{"ref"}},
+		{"unknown_field.yaml", []string{"unknown-field"}},
+		{"unknown_top_level.yaml", []string{"missing-field", "unknown-field"}},
+		{"missing_field.yaml", []string{"missing-field", "missing-field"}},
+		{"type_error.yaml", []string{"type", "type"}},
+		{"unsupported.yaml", []string{"unsupported-component", "unsupported-component"}},
+		{"template_error.yaml", []string{"template", "template"}},
+		{"template_variable.yaml", []string{"template", "template"}},
+		{"option_conflict.yaml", []string{"option-conflict"}},
+		{"option_conflict_parameter.yaml", []string{"option-conflict"}},
+		{"credential_literal.yaml", []string{"credential-literal"}},
+		{"credential_literal_bearer.yaml", []string{"credential-literal"}},
+		{"mixed_authenticators.yaml", []string{"mixed-authenticators"}},
+		{"grant_type.yaml", []string{"grant-type"}},
+		{"valid_basic.yaml", nil},
+	}
+	for _, tt := range tests {
+		name := strings.TrimSuffix(tt.file, ".yaml")
+		path := filepath.Join("testdata", "validate", tt.file)
+		wantCode := 3
+		if len(tt.codes) == 0 {
+			wantCode = 0
+		}
+		t.Run(name+"/text", func(t *testing.T) {
+			res := runCLI(t, "", "validate", path)
+			if res.Code != wantCode {
+				t.Errorf("exit code %d, want %d", res.Code, wantCode)
+			}
+			if res.Stdout != "" {
+				t.Errorf("text diagnostics must go to stderr; stdout:\n%s", res.Stdout)
+			}
+			golden(t, filepath.Join("validate", name+".stderr"), res.Stderr)
+		})
+		t.Run(name+"/json", func(t *testing.T) {
+			res := runCLI(t, "", "validate", "--format", "json", path)
+			if res.Code != wantCode {
+				t.Errorf("exit code %d, want %d", res.Code, wantCode)
+			}
+			if res.Stderr != "" {
+				t.Errorf("stderr must be empty with --format json:\n%s", res.Stderr)
+			}
+			golden(t, filepath.Join("validate", name+".json"), res.Stdout)
+
+			// Beyond the bytes: one object, naming the file, valid only without errors,
+			// with the expected codes in order and a position for each.
+			var report struct {
+				File        string `json:"file"`
+				Valid       bool   `json:"valid"`
+				Diagnostics []struct {
+					Severity, Code, Message string
+					Line, Column            int
+				} `json:"diagnostics"`
+			}
+			if strings.Count(res.Stdout, "\n") != 1 {
+				t.Fatalf("want exactly one JSON line, got:\n%s", res.Stdout)
+			}
+			if err := json.Unmarshal([]byte(res.Stdout), &report); err != nil {
+				t.Fatalf("stdout is not a JSON report: %v", err)
+			}
+			if report.File != path || report.Valid != (wantCode == 0) {
+				t.Errorf("file %q valid %v, want %q %v", report.File, report.Valid, path, wantCode == 0)
+			}
+			var codes []string
+			for _, d := range report.Diagnostics {
+				codes = append(codes, d.Code)
+				if d.Severity != "error" || d.Message == "" || d.Line < 1 || d.Column < 1 {
+					t.Errorf("diagnostic without severity, message or position: %+v", d)
+				}
+			}
+			if strings.Join(codes, ",") != strings.Join(tt.codes, ",") {
+				t.Errorf("codes %q, want %q", codes, tt.codes)
+			}
+		})
+	}
+}
+
+// TestValidateSeveralFiles checks that every file is reported, that the exit code is that of
+// the worst, and that an unreadable file is a usage error.
+func TestValidateSeveralFiles(t *testing.T) {
+	valid := filepath.Join("testdata", "validate", "valid_basic.yaml")
+	broken := filepath.Join("testdata", "validate", "unknown_field.yaml")
+	missing := filepath.Join("testdata", "validate", "no_such_file.yaml")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{
+			name: "a valid and a broken definition",
+			args: []string{valid, broken},
+			code: 3,
+			stderr: "testdata/validate/valid_basic.yaml: valid\n" +
+				"testdata/validate/unknown_field.yaml:17:11: error: unknown field `page_sise` in OffsetIncrement\n" +
+				"  hint: did you mean `page_size`?\n" +
+				"testdata/validate/unknown_field.yaml: invalid, 1 error\n",
+		},
+		{
+			name: "JSON: one line per file",
+			args: []string{"--format", "json", valid, broken},
+			code: 3,
+			stdout: `{"file":"testdata/validate/valid_basic.yaml","valid":true,"diagnostics":[]}` + "\n" +
+				`{"file":"testdata/validate/unknown_field.yaml","valid":false,"diagnostics":[{"severity":"error","code":"unknown-field","message":"unknown field ` +
+				"`page_sise`" + ` in OffsetIncrement","hint":"did you mean ` + "`page_size`" + `?","line":17,"column":11,"path":"streams[0].retriever.paginator.pagination_strategy.page_sise"}]}` + "\n",
+		},
+		{
+			name: "a file that does not exist",
+			args: []string{missing, valid},
+			code: 2,
+			stderr: "error: cannot read definition: testdata/validate/no_such_file.yaml: no such file or directory\n" +
+				"testdata/validate/valid_basic.yaml: valid\n",
+		},
+		{
+			name:   "no file at all",
+			code:   2,
+			stderr: "error: validate needs at least one definition file\nRun 'connector validate --help' for usage.\n",
+		},
+		{
+			name:   "an unknown format",
+			args:   []string{"--format", "yaml", valid},
+			code:   2,
+			stderr: "error: --format must be text or json, not \"yaml\"\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := runCLI(t, "", append([]string{"validate"}, tt.args...)...)
+			e2eCheckResult(t, nil, res, tt.code, tt.stdout, tt.stderr)
+		})
+	}
+}
