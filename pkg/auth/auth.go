@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -222,11 +221,7 @@ func (apiKey) Name() string { return manifest.APIKeyAuth }
 func statusMessage(what string, err error) error {
 	var se *httpx.StatusError
 	if errors.As(err, &se) {
-		msg := fmt.Sprintf("%s: %d %s from %s %s", what, se.Status, http.StatusText(se.Status), se.Method, se.URL)
-		if se.Body != "" {
-			msg += ": " + se.Body
-		}
-		return &Error{Msg: msg}
+		return &Error{Msg: what + ": " + se.Error()}
 	}
 	return &Error{Msg: what + ": " + strings.TrimPrefix(err.Error(), "authentication failed: ")}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/request"
 	"connector/pkg/template"
@@ -21,8 +22,10 @@ type session struct {
 	env   Env
 	def   *manifest.Session
 	login Authenticator // the login requester's own authenticator
-	vars  map[string]any
-	opt   Option // where an ApiKey request_authentication puts the token
+	// handler is the login requester's own error_handler (nil: the default retries).
+	handler *httpx.Handler
+	vars    map[string]any
+	opt     Option // where an ApiKey request_authentication puts the token
 
 	mu       sync.Mutex
 	token    string
@@ -38,7 +41,11 @@ func newSession(a *manifest.Authenticator, env Env, vars map[string]any) (Authen
 	if err != nil {
 		return nil, fmt.Errorf("%s.login_requester: %w", a.Type, err)
 	}
-	s := &session{env: env, def: d, login: inner, vars: vars}
+	handler, err := httpx.NewHandler(d.Login.ErrorHandler, env.Config)
+	if err != nil {
+		return nil, fmt.Errorf("%s login_requester error_handler: %w", a.Type, err)
+	}
+	s := &session{env: env, def: d, login: inner, vars: vars, handler: handler}
 	if d.RequestAuth == "ApiKey" {
 		if s.opt, err = resolveOption(d.Inject, vars); err != nil {
 			return nil, fmt.Errorf("%s.request_authentication: %w", a.Type, err)
@@ -138,6 +145,7 @@ func (s *session) fetch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("session login request: %w", err)
 	}
+	req.Handler = s.handler
 	resp, err := s.env.Client.Do(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -139,10 +139,6 @@ func (l *loader) errorHandler(n *yaml.Node, path string, parent *params) *ErrorH
 			l.at(list, c.fieldPath("error_handlers"), diag.CodeType, fmt.Sprintf("`error_handlers` must be a list of error handlers, not %s", kindName(list)), "")
 			return nil
 		}
-		if len(list.Content) == 0 {
-			l.at(list, c.fieldPath("error_handlers"), diag.CodeMissingField, "CompositeErrorHandler needs at least one handler in `error_handlers`", "")
-			return nil
-		}
 		good := true
 		for i, item := range list.Content {
 			child := l.errorHandler(item, fmt.Sprintf("%s[%d]", c.fieldPath("error_handlers"), i), c.params)

@@ -86,15 +86,19 @@ func TestErrorHandlerDiagnostics(t *testing.T) {
 			"template: in `predicate`: unknown variable `respons`"},
 		{"max_retries: many", "type: `max_retries` must be an integer or a template, not `many`"},
 		{"backoff_strategies: [{type: LinearBackoff}]", "unsupported-component: LinearBackoff is not supported yet (backoff_strategies)"},
-		{"{type: CompositeErrorHandler, error_handlers: []}", "missing-field: CompositeErrorHandler needs at least one handler in `error_handlers`"},
+		{"{type: CompositeErrorHandler, error_handlers: []}", "missing-field: CompositeErrorHandler is missing the required field `error_handlers`"},
 		{"{type: CustomErrorHandler, class_name: x.Y}", "unsupported-component: CustomErrorHandler is not supported yet (error_handler)"},
 		{"backoff_strategies: [{type: ConstantBackoffStrategy}]", "missing-field: ConstantBackoffStrategy is missing the required field `backoff_time_in_seconds`"},
 		{"response_filters: [{action: IGNORE, http_codes: [404], error_mesage: x}]",
-			"unknown-field: unknown field `error_mesage` in HttpResponseFilter; it is ignored"},
+			"unknown-field: unknown field `error_mesage` in HttpResponseFilter"},
 	}
 	for _, tt := range tests {
-		src := "version: 1\nstreams:\n  - {name: s, retriever: {requester: {url_base: http://x, error_handler: " + tt.handler +
-			"}, record_selector: {extractor: {field_path: []}}}}\n"
+		h := tt.handler
+		if h[0] != '{' {
+			h = "{" + h + "}"
+		}
+		src := "version: 1\nstreams:\n  - name: s\n    retriever:\n      requester:\n        url_base: http://x\n" +
+			"        error_handler: " + h + "\n      record_selector: {extractor: {field_path: []}}\n"
 		_, diags := Parse("d.yaml", []byte(src))
 		var got []string
 		for _, d := range diags {
