@@ -35,7 +35,7 @@ type runFlags struct {
 
 func (f *runFlags) addTestingValues(c *cobra.Command) {
 	c.Flags().StringVar(&f.testingValues, "testing-values", "", "the testing values `file` (YAML or JSON) with the connector's configuration and credentials; - reads stdin")
-	c.Flags().StringArrayVar(&f.set, "set", nil, "override or add a testing value: `key.path=value` (value parsed as a YAML scalar; repeatable)")
+	c.Flags().StringArrayVar(&f.set, "set", nil, "override or add a testing value, as `key.path=value` (the value is parsed as a YAML scalar; repeatable)")
 	c.Flags().DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of each HTTP request")
 	c.Flags().StringVar(&f.testingValuesOut, "testing-values-out", "", "write rotated OAuth tokens to this `file` instead of the testing values file")
 }

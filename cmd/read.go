@@ -66,7 +66,7 @@ read and exits 130.`,
 }
 
 func addStreamFlags(c *cobra.Command, f *runFlags) {
-	c.Flags().StringArrayVar(&f.streams, "stream", nil, "read only this stream (repeatable; default: every stream in definition order)")
+	c.Flags().StringArrayVar(&f.streams, "stream", nil, "read only the stream `NAME` (repeatable; default: every stream in definition order)")
 	c.Flags().IntVar(&f.maxPages, "max-pages", 0, "stop each stream after `N` pages (0: no limit)")
 	c.Flags().IntVar(&f.prefetch, "prefetch", 1, "request up to `N` pages ahead at once (OffsetIncrement or PageIncrement with a page_size; records stay in page order)")
 }

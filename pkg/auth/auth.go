@@ -58,6 +58,22 @@ type Error struct {
 
 func (e *Error) Error() string { return "authentication failed: " + e.Msg }
 
+// ConfigError is testing values that cannot work with the authenticator (exit code 3), found
+// before any request.
+type ConfigError struct {
+	Msg string
+}
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// sourceOf names a template for messages: its source, or "not set".
+func sourceOf(t *template.Template) string {
+	if t == nil {
+		return "not set"
+	}
+	return t.Source()
+}
+
 // IsAuthError reports whether err is an authentication failure.
 func IsAuthError(err error) bool {
 	var ae *Error

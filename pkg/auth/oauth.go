@@ -82,6 +82,11 @@ func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenti
 		return nil, err
 	}
 	env.secret(o.clientID, o.clientSecret, o.refreshToken)
+	if o.grant == "refresh_token" && o.refreshToken == "" {
+		// The seed: with the refresh_token grant, the end user must provide a refresh token.
+		return nil, &ConfigError{Msg: fmt.Sprintf("the OAuth grant type refresh_token needs a refresh token, but refresh_token (%s) is empty in the testing values; set it, or use grant_type client_credentials",
+			sourceOf(d.RefreshToken))}
+	}
 	for i, t := range d.Scopes {
 		s, err := render(t, fmt.Sprintf("scopes[%d]", i))
 		if err != nil {
