@@ -154,6 +154,7 @@ underscores: CONNECTOR_TESTING_VALUES=creds.yaml) or in a settings file (--setti
 		newCmdCheck(io, nil),
 		newCmdTrace(io, nil),
 		newCmdDemoAPI(io, nil),
+		newCmdOAuth(io, nil),
 	)
 	return root
 }

@@ -80,6 +80,7 @@ type Server struct {
 	issued       int                  // counter behind access and session token names
 	flaky        map[string]int       // key → failures served by /v1/errors/flaky
 	tokenLog     []TokenRequest
+	codes        map[string]authCode // authorization codes from /oauth/authorize
 
 	logMu sync.Mutex
 }
@@ -155,6 +156,10 @@ func (s *Server) route(w *recorder, r *http.Request) {
 	switch {
 	case p == "/":
 		s.index(w, r)
+	case p == "/oauth/authorize":
+		s.authorize(w, r)
+	case p == "/oauth/code/token":
+		s.codeToken(w, r)
 	case p == "/oauth/token":
 		s.token(w, r, grantPlain)
 	case p == "/oauth/rotating/token":
@@ -236,6 +241,7 @@ Data:     GET|POST /v1/{area}/{collection}[/{pagination}]
   pagination:  offset (default) pages pages-from-zero cursor cursor-header
                link link-relative next-url after array range repeat-cursor
 Tokens:   POST /oauth/token  /oauth/rotating/token  /oauth/dated/token
+Consent:  GET /oauth/authorize (redirects with a code)  POST /oauth/code/token
 Session:  POST /auth/login (JSON or form body)  GET /auth/login (Basic)
 Errors:   /v1/errors/status/{code}  /v1/errors/not-json  /v1/errors/flaky?key=K&failures=N
 

@@ -20,6 +20,9 @@ type Want struct {
 	Body bool
 	// Values builds a decoded value for every record (`last_records`, record filters).
 	Values bool
+	// LazyBody, with Body, makes a body that is an object an *Object, whose values are
+	// decoded only when they are read.
+	LazyBody bool
 }
 
 // Record is one extracted record.
@@ -35,7 +38,7 @@ type Record struct {
 // Page is a parsed response body.
 type Page struct {
 	Records []Record
-	// Body is the decoded body when Want.Body was set.
+	// Body is the decoded body when Want.Body was set (an *Object with Want.LazyBody).
 	Body any
 }
 
@@ -80,7 +83,9 @@ func Parse(body []byte, path []string, want Want) (*Page, error) {
 	}
 	page := &Page{}
 	p.page = page
-	v, err := p.value(0, true, want.Body)
+	start := p.pos
+	lazy := want.Body && want.LazyBody && p.data[p.pos] == '{'
+	v, err := p.value(0, true, want.Body && !lazy)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +96,10 @@ func Parse(body []byte, path []string, want Want) (*Page, error) {
 	if p.notRecord != nil {
 		return nil, p.notRecord
 	}
-	if want.Body {
+	switch {
+	case lazy:
+		page.Body = &Object{raw: p.data[start:p.pos]}
+	case want.Body:
 		page.Body = v
 	}
 	return page, nil
@@ -106,6 +114,8 @@ type parser struct {
 	page *Page
 	// spaced is set when whitespace was skipped inside the value being scanned.
 	spaced bool
+	// slow is set while a value that skip refused is scanned again by the parser.
+	slow bool
 	// notRecord is set when the field path ends at a scalar.
 	notRecord *NotRecordError
 }
@@ -139,6 +149,18 @@ func (p *parser) value(depth int, onPath, build bool) (any, error) {
 	if onPath && depth == len(p.path) {
 		return p.selected(build)
 	}
+	if !build && !onPath && !p.slow {
+		// Nothing to build or to look for inside: validate it in one tight loop. On failure
+		// the scan below finds and words the error, without trying skip again inside.
+		end, spaced, ok := skip(p.data, p.pos)
+		if ok {
+			p.pos = end
+			p.spaced = p.spaced || spaced
+			return nil, nil
+		}
+		p.slow = true
+		defer func() { p.slow = false }()
+	}
 	if p.pos >= len(p.data) {
 		return nil, p.errorf("unexpected end of body")
 	}
@@ -160,7 +182,12 @@ func (p *parser) selected(build bool) (any, error) {
 	if p.data[p.pos] == '[' && !p.wild {
 		// A list: one record per element.
 		return p.arrayOf(build, func(raw []byte, v any) {
-			p.page.Records = append(p.page.Records, Record{Raw: raw, Value: v})
+			recs := p.page.Records
+			if cap(recs) == 0 {
+				// Guess from the first record how many follow, to grow the slice once.
+				recs = make([]Record, 0, min((len(p.data)-p.pos)/(len(raw)+1)+1, 4096))
+			}
+			p.page.Records = append(recs, Record{Raw: raw, Value: v})
 		})
 	}
 	if p.data[p.pos] == 'n' && !p.wild {

@@ -179,3 +179,54 @@ func (l *loader) compileTemplates() {
 		*p.dst = t
 	}
 }
+
+// Spec is the `spec` section of a definition: the schema of the testing values and the
+// declarative OAuth description.
+type Spec struct {
+	ConnectionSpec map[string]any
+	AdvancedAuth   map[string]any
+}
+
+// LoadSpec reads only the `spec` section of a definition (with `$ref` resolved), for commands
+// that need nothing else — `connector oauth` gets tokens for a connector whose streams may
+// use components this tool does not run yet. Problems of the spec itself are reported;
+// the rest of the definition is not checked.
+func LoadSpec(path string) (*Spec, diag.List) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		var l diag.List
+		l.Add(diag.Diagnostic{File: path, Code: diag.CodeYAML, Message: fmt.Sprintf("cannot read the definition: %v", err)})
+		return nil, l
+	}
+	l := &loader{file: path, src: src, seen: map[string]bool{}}
+	root := l.decode()
+	if root == nil {
+		return nil, l.finish()
+	}
+	root = newResolver(l, root).resolveRoot()
+	var kept diag.List
+	for _, d := range l.diags {
+		if d.Code == diag.CodeYAML || strings.HasPrefix(d.Path, "spec") {
+			kept = append(kept, d)
+		}
+	}
+	l.diags = kept
+	spec := &Spec{}
+	if root != nil && root.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == "spec" {
+				spec.ConnectionSpec, spec.AdvancedAuth = l.spec(root.Content[i+1])
+			}
+		}
+	}
+	var diags diag.List
+	for _, d := range l.finish() {
+		if d.Code != diag.CodeUnsupported {
+			diags = append(diags, d)
+		}
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return spec, diags
+}

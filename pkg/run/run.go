@@ -362,7 +362,7 @@ func wants(s *manifest.Stream) extract.Want {
 				continue
 			}
 			if t.Reads("response") {
-				w.Body = true
+				w.Body, w.LazyBody = true, true
 			}
 			if t.Reads("last_records") || t.Reads("last_record") {
 				w.Values = true

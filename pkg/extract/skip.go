@@ -1,0 +1,247 @@
+package extract
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// The fast path: skip validates a value that no Go value is built for (a record, or a part of
+// the body outside the field path) in one tight loop over the byte slice, without recursion,
+// method calls or allocations. It only says whether the value is valid; on any failure the
+// caller scans the same value again with the parser, which finds the error and words it, so
+// both paths give the same messages.
+
+// maxSkipDepth is the nesting skip tracks in one word; deeper values take the parser's path.
+const maxSkipDepth = 64
+
+// isSpace marks the four JSON whitespace bytes.
+var isSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
+// skip validates the JSON value that starts at d[i] (no whitespace before it) and returns the
+// index just after it, and whether there was whitespace inside it. ok is false when the value
+// is not valid JSON, or nests deeper than maxSkipDepth.
+func skip(d []byte, i int) (end int, spaced, ok bool) {
+	var stack uint64 // bit k set: level k is an object; clear: a list
+	depth := 0
+	n := len(d)
+	for {
+		// A value starts at d[i].
+		if i >= n {
+			return 0, false, false
+		}
+		switch c := d[i]; c {
+		case '"':
+			if i = skipStr(d, i+1); i < 0 {
+				return 0, false, false
+			}
+		case '{', '[':
+			if depth == maxSkipDepth {
+				return 0, false, false
+			}
+			i++
+			for i < n && isSpace[d[i]] {
+				i++
+				spaced = true
+			}
+			if i >= n {
+				return 0, false, false
+			}
+			if c == '{' {
+				if d[i] == '}' {
+					i++
+					break
+				}
+				stack |= 1 << depth
+				depth++
+				if i = skipKey(d, i); i < 0 {
+					return 0, false, false
+				}
+				if i < n && isSpace[d[i]] {
+					spaced = true
+					for i < n && isSpace[d[i]] {
+						i++
+					}
+				}
+				continue
+			}
+			if d[i] == ']' {
+				i++
+				break
+			}
+			stack &^= 1 << depth
+			depth++
+			continue
+		case 't':
+			if n-i < 4 || d[i+1] != 'r' || d[i+2] != 'u' || d[i+3] != 'e' {
+				return 0, false, false
+			}
+			i += 4
+		case 'f':
+			if n-i < 5 || d[i+1] != 'a' || d[i+2] != 'l' || d[i+3] != 's' || d[i+4] != 'e' {
+				return 0, false, false
+			}
+			i += 5
+		case 'n':
+			if n-i < 4 || d[i+1] != 'u' || d[i+2] != 'l' || d[i+3] != 'l' {
+				return 0, false, false
+			}
+			i += 4
+		default:
+			if i = skipNumber(d, i); i < 0 {
+				return 0, false, false
+			}
+		}
+		// After a value: close every container that ends here, then find the next value.
+		for {
+			if depth == 0 {
+				return i, spaced, true
+			}
+			if i < n && isSpace[d[i]] {
+				spaced = true
+				for i < n && isSpace[d[i]] {
+					i++
+				}
+			}
+			if i >= n {
+				return 0, false, false
+			}
+			c := d[i]
+			i++
+			inObject := stack&(1<<(depth-1)) != 0
+			if c == ',' {
+				for i < n && isSpace[d[i]] {
+					i++
+					spaced = true
+				}
+				if inObject {
+					if i = skipKey(d, i); i < 0 {
+						return 0, false, false
+					}
+					if i < n && isSpace[d[i]] {
+						spaced = true
+						for i < n && isSpace[d[i]] {
+							i++
+						}
+					}
+				}
+				break
+			}
+			if inObject && c != '}' || !inObject && c != ']' {
+				return 0, false, false
+			}
+			depth--
+		}
+	}
+}
+
+// skipKey validates `"key" :` at d[i] and returns the index after the colon, or -1.
+func skipKey(d []byte, i int) int {
+	if i >= len(d) || d[i] != '"' {
+		return -1
+	}
+	if i = skipStr(d, i+1); i < 0 {
+		return -1
+	}
+	for i < len(d) && isSpace[d[i]] {
+		i++
+	}
+	if i >= len(d) || d[i] != ':' {
+		return -1
+	}
+	return i + 1
+}
+
+// stop returns the word's lanes holding '"', '\\' or a byte below 0x20, as the high bit of
+// each lane. The lowest marked lane is exact (a borrow only carries upward), which is all
+// skipStr needs.
+func stop(w uint64) uint64 {
+	q := w ^ (lanes01 * '"')
+	s := w ^ (lanes01 * '\\')
+	return ((q-lanes01)&^q | (s-lanes01)&^s | (w-lanes01*0x20)&^w) & lanes80
+}
+
+// skipStr validates the rest of a string whose opening quote is just before d[i], and returns
+// the index after its closing quote, or -1. Like encoding/json, it does not check UTF-8.
+func skipStr(d []byte, i int) int {
+	for {
+		for i+8 <= len(d) {
+			if m := stop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(d) {
+			return -1
+		}
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i+1 >= len(d) {
+				return -1
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d) || !isHex4(d[i+2:i+6]) {
+					return -1
+				}
+				i += 6
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		default:
+			i++
+		}
+	}
+}
+
+// skipNumber validates a number at d[i] and returns the index after it, or -1.
+func skipNumber(d []byte, i int) int {
+	n := len(d)
+	if i < n && d[i] == '-' {
+		i++
+	}
+	if i >= n {
+		return -1
+	}
+	switch c := d[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		i++
+		for i < n && d[i]-'0' < 10 {
+			i++
+		}
+	default:
+		return -1
+	}
+	if i < n && d[i] == '.' {
+		i++
+		start := i
+		for i < n && d[i]-'0' < 10 {
+			i++
+		}
+		if i == start {
+			return -1
+		}
+	}
+	if i < n && d[i]|0x20 == 'e' {
+		i++
+		if i < n && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		start := i
+		for i < n && d[i]-'0' < 10 {
+			i++
+		}
+		if i == start {
+			return -1
+		}
+	}
+	return i
+}
