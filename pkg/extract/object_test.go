@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"connector/pkg/template"
 )
 
 // decoded is body decoded by encoding/json, numbers kept as json.Number.
@@ -85,5 +87,24 @@ func TestLazyBodyOnlyForObjects(t *testing.T) {
 	}
 	if want := decoded(t, `[{"id":1}]`); !reflect.DeepEqual(p.Body, want) {
 		t.Errorf("body %#v, want %#v", p.Body, want)
+	}
+}
+
+// A template can copy the lazily decoded body like a plain decoded one.
+func TestLazyBodyCopyInTemplates(t *testing.T) {
+	page, err := Parse([]byte(`{"b":{"x":1},"a":[1,2]}`), []string{"a"}, Want{Body: true, LazyBody: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := template.Compile(`{{ response.copy() | tojson }}`, []string{"response"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tpl.Render(map[string]any{"response": page.Body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"a": [1, 2], "b": {"x": 1}}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

@@ -461,6 +461,14 @@ func init() {
 				}
 				return c, nil
 			}
+			if o, ok := a[0].(Mapping); ok {
+				keys := o.Keys()
+				c := make(map[string]any, len(keys))
+				for _, k := range keys {
+					c[k], _ = o.Get(k)
+				}
+				return c, nil
+			}
 			return listOf(a[0])
 		}),
 		"count": sp("x", 1, func(a []any) (any, error) {
