@@ -131,7 +131,7 @@ func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
 			return nil, &Error{Msg: fmt.Sprintf("ApiKeyAuthenticator: api_token %s renders empty; set it in the testing values", a.APIToken.Source())}
 		}
 		env.Redactor.Add(key)
-		opt, err := resolveOption(a.Inject, vars)
+		opt, err := injectOption(a.Inject, vars)
 		if err != nil {
 			return nil, fmt.Errorf("ApiKeyAuthenticator: %w", err)
 		}
@@ -151,55 +151,20 @@ func params(p map[string]any) map[string]any {
 	return p
 }
 
-// Option is a RequestOption with its field name rendered.
-type Option struct {
-	Place string   // manifest.Inject* constant
-	Name  string   // header, parameter or form field name, or top-level JSON property
-	Path  []string // nested JSON property (body_json with field_path)
-}
-
-func resolveOption(o *manifest.RequestOption, vars map[string]any) (Option, error) {
-	if o == nil {
-		return Option{}, errors.New("no inject_into option")
+// injectOption renders where an API key or session token goes; unlike a paginator's
+// option, it must name a field.
+func injectOption(o *manifest.RequestOption, vars map[string]any) (*request.Option, error) {
+	opt, err := request.NewOption(o, vars)
+	if err != nil {
+		return nil, err
 	}
-	out := Option{Place: o.InjectInto}
-	if o.FieldName != nil {
-		s, err := o.FieldName.Render(vars)
-		if err != nil {
-			return out, fmt.Errorf("field_name: %w", err)
-		}
-		out.Name = s
+	if opt == nil {
+		return nil, errors.New("no inject_into option")
 	}
-	for _, seg := range o.FieldPath {
-		s, err := seg.Render(vars)
-		if err != nil {
-			return out, fmt.Errorf("field_path: %w", err)
-		}
-		out.Path = append(out.Path, s)
+	if opt.Name == "" && len(opt.Path) == 0 {
+		return nil, errors.New("the request option has an empty field name")
 	}
-	if out.Name == "" && len(out.Path) == 0 {
-		return out, errors.New("the request option has an empty field name")
-	}
-	return out, nil
-}
-
-// Inject puts value into b at the option's place.
-func (o Option) Inject(b *request.Builder, value string, source string) error {
-	switch o.Place {
-	case manifest.InjectHeader:
-		return b.SetHeader(o.Name, value, source)
-	case manifest.InjectParameter:
-		return b.SetParam(o.Name, []string{value}, source)
-	case manifest.InjectBodyData:
-		return b.SetForm(o.Name, []string{value}, source)
-	case manifest.InjectBodyJSON:
-		path := o.Path
-		if len(path) == 0 {
-			path = []string{o.Name}
-		}
-		return b.SetJSON(path, value, source)
-	}
-	return fmt.Errorf("cannot inject into %q", o.Place)
+	return opt, nil
 }
 
 type noAuth struct{}
@@ -224,7 +189,7 @@ func (bearer) Name() string { return manifest.BearerAuth }
 
 type apiKey struct {
 	key string
-	opt Option
+	opt *request.Option
 }
 
 func (a apiKey) Apply(_ context.Context, b *request.Builder) error {

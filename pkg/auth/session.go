@@ -25,7 +25,7 @@ type session struct {
 	// handler is the login requester's own error_handler (nil: the default retries).
 	handler *httpx.Handler
 	vars    map[string]any
-	opt     Option // where an ApiKey request_authentication puts the token
+	opt     *request.Option // where an ApiKey request_authentication puts the token
 
 	mu       sync.Mutex
 	token    string
@@ -47,7 +47,7 @@ func newSession(a *manifest.Authenticator, env Env, vars map[string]any) (Authen
 	}
 	s := &session{env: env, def: d, login: inner, vars: vars, handler: handler}
 	if d.RequestAuth == "ApiKey" {
-		if s.opt, err = resolveOption(d.Inject, vars); err != nil {
+		if s.opt, err = injectOption(d.Inject, vars); err != nil {
 			return nil, fmt.Errorf("%s.request_authentication: %w", a.Type, err)
 		}
 	}

@@ -55,17 +55,10 @@ type Paginator struct {
 	vars     map[string]any // config and parameters
 	pageSize int64
 	hasSize  bool
-	tokenOpt *Option
-	sizeOpt  *Option
+	tokenOpt *request.Option
+	sizeOpt  *request.Option
 	last     string // the previous token, for the repeat guard
 	hasLast  bool
-}
-
-// Option is a RequestOption with its field name rendered.
-type Option struct {
-	Place string
-	Name  string
-	Path  []string
 }
 
 // New prepares the pagination of a stream. m nil means NoPagination. config is the testing
@@ -100,35 +93,13 @@ func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
 		}
 	}
 	var err error
-	if p.tokenOpt, err = p.option(m.PageTokenOption); err != nil {
+	if p.tokenOpt, err = request.NewOption(m.PageTokenOption, p.vars); err != nil {
 		return nil, fmt.Errorf("page_token_option: %w", err)
 	}
-	if p.sizeOpt, err = p.option(m.PageSizeOption); err != nil {
+	if p.sizeOpt, err = request.NewOption(m.PageSizeOption, p.vars); err != nil {
 		return nil, fmt.Errorf("page_size_option: %w", err)
 	}
 	return p, nil
-}
-
-func (p *Paginator) option(o *manifest.RequestOption) (*Option, error) {
-	if o == nil {
-		return nil, nil
-	}
-	out := &Option{Place: o.InjectInto}
-	if o.FieldName != nil {
-		s, err := o.FieldName.Render(p.vars)
-		if err != nil {
-			return nil, err
-		}
-		out.Name = s
-	}
-	for _, seg := range o.FieldPath {
-		s, err := seg.Render(p.vars)
-		if err != nil {
-			return nil, err
-		}
-		out.Path = append(out.Path, s)
-	}
-	return out, nil
 }
 
 // Enabled reports whether the stream paginates at all.
@@ -172,7 +143,7 @@ func (p *Paginator) Inject(b *request.Builder, token any, first bool, prevURL st
 		return nil
 	}
 	if p.sizeOpt != nil && p.hasSize {
-		if err := inject(b, p.sizeOpt, strconv.FormatInt(p.pageSize, 10), p.pageSize); err != nil {
+		if err := p.sizeOpt.Inject(b, p.pageSize, source); err != nil {
 			return err
 		}
 	}
@@ -191,25 +162,7 @@ func (p *Paginator) Inject(b *request.Builder, token any, first bool, prevURL st
 		b.KeepURLQuery = true
 		return nil
 	}
-	return inject(b, p.tokenOpt, template.ToString(token), token)
-}
-
-func inject(b *request.Builder, o *Option, text string, value any) error {
-	switch o.Place {
-	case manifest.InjectHeader:
-		return b.SetHeader(o.Name, text, source)
-	case manifest.InjectParameter:
-		return b.SetParam(o.Name, []string{text}, source)
-	case manifest.InjectBodyData:
-		return b.SetForm(o.Name, []string{text}, source)
-	case manifest.InjectBodyJSON:
-		path := o.Path
-		if len(path) == 0 {
-			path = []string{o.Name}
-		}
-		return b.SetJSON(path, value, source)
-	}
-	return fmt.Errorf("cannot inject a page token into %q", o.Place)
+	return p.tokenOpt.Inject(b, token, source)
 }
 
 func resolve(prev, next string) (string, error) {
@@ -407,30 +360,5 @@ func (p *Paginator) Describe() string {
 	return strings.Join(parts, "; ")
 }
 
-// String says where an option puts its value, in the words of a request: `query parameter
-// "offset"`, `header "X-Page"`, `JSON body property "page.size"`, `the whole URL (RequestPath)`.
-func (o *Option) String() string {
-	switch o.Place {
-	case manifest.InjectParameter:
-		return "query parameter " + strconv.Quote(o.Name)
-	case manifest.InjectHeader:
-		return "header " + strconv.Quote(o.Name)
-	case manifest.InjectBodyData:
-		return "form field " + strconv.Quote(o.Name)
-	case manifest.InjectBodyJSON:
-		name := o.Name
-		if len(o.Path) > 0 {
-			name = strings.Join(o.Path, ".")
-		}
-		return "JSON body property " + strconv.Quote(name)
-	case manifest.InjectPath:
-		return "the whole URL (RequestPath)"
-	}
-	return o.Place + " " + strconv.Quote(o.Name)
-}
-
 // PageSize returns the page size and whether one is set.
 func (p *Paginator) PageSize() (int64, bool) { return p.pageSize, p.hasSize }
-
-// TokenOption returns where the page token is injected (nil: custom injection).
-func (p *Paginator) TokenOption() *Option { return p.tokenOpt }
