@@ -89,16 +89,7 @@ func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
 		return noAuth{}, nil
 	}
 	vars := map[string]any{"config": env.Config, "parameters": params(a.Parameters)}
-	render := func(t *template.Template, field string) (string, error) {
-		if t == nil {
-			return "", nil
-		}
-		s, err := t.Render(vars)
-		if err != nil {
-			return "", fmt.Errorf("%s.%s: %w", a.Type, field, err)
-		}
-		return s, nil
-	}
+	render := renderer{typ: a.Type, vars: vars}.render
 	switch a.Type {
 	case manifest.BasicAuth:
 		user, err := render(a.Username, "username")
@@ -142,6 +133,30 @@ func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
 		return newSession(a, env, vars)
 	}
 	return nil, fmt.Errorf("authenticator %s is not supported", a.Type)
+}
+
+// renderer renders the fields of one authenticator with the testing values; an error names
+// the authenticator and the field, and an absent field renders "".
+type renderer struct {
+	typ  string
+	vars map[string]any
+	// trim drops surrounding whitespace (endpoints and OAuth client fields); passwords and
+	// tokens of the static methods are sent exactly as written.
+	trim bool
+}
+
+func (r renderer) render(t *template.Template, field string) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	s, err := t.Render(r.vars)
+	if err != nil {
+		return "", fmt.Errorf("%s.%s: %w", r.typ, field, err)
+	}
+	if r.trim {
+		s = strings.TrimSpace(s)
+	}
+	return s, nil
 }
 
 func params(p map[string]any) map[string]any {

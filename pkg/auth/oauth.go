@@ -46,16 +46,7 @@ type oauth struct {
 func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenticator, error) {
 	d := a.OAuth
 	o := &oauth{env: env, def: d, grant: "refresh_token"}
-	render := func(t *template.Template, field string) (string, error) {
-		if t == nil {
-			return "", nil
-		}
-		s, err := t.Render(vars)
-		if err != nil {
-			return "", fmt.Errorf("%s.%s: %w", a.Type, field, err)
-		}
-		return strings.TrimSpace(s), nil
-	}
+	render := renderer{typ: a.Type, vars: vars, trim: true}.render
 	var err error
 	if o.endpoint, err = render(d.TokenRefreshEndpoint, "token_refresh_endpoint"); err != nil {
 		return nil, err
