@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -193,7 +194,7 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		label += fmt.Sprintf(", attempt %d", e.Attempt)
 	}
 	t.printf("  %s %s %s\n", t.cyan("→ "+e.Method), e.URL, t.dim("("+label+")"))
-	for _, k := range sortedHeaderKeys(e.Header) {
+	for _, k := range slices.Sorted(maps.Keys(e.Header)) {
 		for _, v := range e.Header[k] {
 			t.printf("      %s %s\n", t.dim(k+":"), v)
 		}
@@ -310,13 +311,4 @@ func flatHeaders(h http.Header) map[string]string {
 		out[k] = strings.Join(v, ", ")
 	}
 	return out
-}
-
-func sortedHeaderKeys(h http.Header) []string {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

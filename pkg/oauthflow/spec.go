@@ -7,7 +7,9 @@ package oauthflow
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -181,7 +183,7 @@ func (s *Spec) compile() error {
 	mapping := func(field string) ([]pair, error) {
 		m, _ := s.input[field].(map[string]any)
 		var out []pair
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			kt, err := one(field, k)
 			if err != nil {
 				return nil, err
@@ -261,7 +263,7 @@ func fields(schema map[string]any) []Field {
 	}
 	props, _ := schema["properties"].(map[string]any)
 	var out []Field
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		prop, _ := props[name].(map[string]any)
 		path := strList(prop["path_in_connector_config"])
 		if len(path) == 0 {
@@ -335,13 +337,4 @@ func toInt(v any) (int, bool) {
 		return int(x), x == float64(int(x))
 	}
 	return 0, false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

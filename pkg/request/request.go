@@ -8,9 +8,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	"connector/pkg/httpx"
@@ -257,11 +258,7 @@ func encode(buf *bytes.Buffer, v any) error {
 		buf.WriteByte('}')
 		return nil
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		o := &Object{}
 		for _, k := range keys {
 			o.Set(k, x[k])

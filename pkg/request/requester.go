@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"connector/pkg/manifest"
@@ -202,7 +203,7 @@ func jsonValue(v any) any {
 		return out
 	case map[string]any:
 		obj := &Object{}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			obj.Set(k, jsonValue(x[k]))
 		}
 		return obj
@@ -222,13 +223,4 @@ func jsonValue(v any) any {
 		return nil
 	}
 	return template.ToString(v)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

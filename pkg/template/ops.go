@@ -3,7 +3,9 @@ package template
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -265,7 +267,7 @@ func iterate(v any) ([]any, error) {
 		}
 		return out, nil
 	case map[string]any:
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		out := make([]any, len(keys))
 		for i, k := range keys {
 			out[i] = k
@@ -375,7 +377,7 @@ func equal(a, b any) bool {
 type plainMap map[string]any
 
 func (m plainMap) Get(k string) (any, bool) { v, ok := m[k]; return v, ok }
-func (m plainMap) Keys() []string           { return sortedKeys(m) }
+func (m plainMap) Keys() []string           { return slices.Sorted(maps.Keys(m)) }
 
 // mapView presents any mapping as a Mapping.
 func mapView(v any) (Mapping, bool) {

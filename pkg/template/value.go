@@ -3,9 +3,10 @@ package template
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -306,7 +307,7 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 		b.WriteByte(']')
 	case map[string]any:
 		b.WriteByte('{')
-		for i, k := range sortedKeys(x) {
+		for i, k := range slices.Sorted(maps.Keys(x)) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
@@ -384,15 +385,6 @@ func writeStrRepr(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte(q)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // asList converts list-like values ([]any, other slices) to []any.
