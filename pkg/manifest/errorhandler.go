@@ -131,24 +131,11 @@ func (l *loader) errorHandler(n *yaml.Node, path string, parent *params) *ErrorH
 	case CompositeErrorHandler:
 		c.checkFields(CompositeErrorHandler)
 		h := &ErrorHandler{Type: CompositeErrorHandler, Pos: pos(n), Parameters: c.params.values()}
-		list := c.require("error_handlers")
-		if list == nil {
+		if c.require("error_handlers") == nil {
 			return nil
 		}
-		if list.Kind != yaml.SequenceNode {
-			l.at(list, c.fieldPath("error_handlers"), diag.CodeType, fmt.Sprintf("`error_handlers` must be a list of error handlers, not %s", kindName(list)), "")
-			return nil
-		}
-		good := true
-		for i, item := range list.Content {
-			child := l.errorHandler(item, fmt.Sprintf("%s[%d]", c.fieldPath("error_handlers"), i), c.params)
-			if child == nil {
-				good = false
-				continue
-			}
-			h.Handlers = append(h.Handlers, child)
-		}
-		if !good {
+		var ok bool
+		if h.Handlers, ok = componentList(l, c, "error_handlers", "a list of error handlers", l.errorHandler); !ok {
 			return nil
 		}
 		return h
@@ -161,43 +148,39 @@ func (l *loader) errorHandler(n *yaml.Node, path string, parent *params) *ErrorH
 func (l *loader) defaultErrorHandler(c *comp) *ErrorHandler {
 	c.checkFields(DefaultErrorHandler)
 	h := &ErrorHandler{Type: DefaultErrorHandler, Pos: pos(c.n), Parameters: c.params.values()}
-	good := true
 	l.number(c, "max_retries", true, &h.MaxRetries)
 	l.number(c, "max_time", true, &h.MaxTime)
-	if fs := c.get("response_filters"); !isEmpty(fs) {
-		if fs.Kind != yaml.SequenceNode {
-			l.at(fs, c.fieldPath("response_filters"), diag.CodeType, fmt.Sprintf("`response_filters` must be a list of HttpResponseFilter, not %s", kindName(fs)), "")
-			good = false
-		} else {
-			for i, item := range fs.Content {
-				f := l.responseFilter(item, fmt.Sprintf("%s[%d]", c.fieldPath("response_filters"), i), c.params)
-				if f == nil {
-					good = false
-					continue
-				}
-				h.Filters = append(h.Filters, f)
-			}
-		}
-	}
-	if bs := c.get("backoff_strategies"); !isEmpty(bs) {
-		if bs.Kind != yaml.SequenceNode {
-			l.at(bs, c.fieldPath("backoff_strategies"), diag.CodeType, fmt.Sprintf("`backoff_strategies` must be a list, not %s", kindName(bs)), "")
-			good = false
-		} else {
-			for i, item := range bs.Content {
-				s := l.backoffStrategy(item, fmt.Sprintf("%s[%d]", c.fieldPath("backoff_strategies"), i), c.params)
-				if s == nil {
-					good = false
-					continue
-				}
-				h.Backoff = append(h.Backoff, s)
-			}
-		}
-	}
-	if !good {
+	filters, okFilters := componentList(l, c, "response_filters", "a list of HttpResponseFilter", l.responseFilter)
+	backoff, okBackoff := componentList(l, c, "backoff_strategies", "a list", l.backoffStrategy)
+	if !okFilters || !okBackoff {
 		return nil
 	}
+	h.Filters, h.Backoff = filters, backoff
 	return h
+}
+
+// componentList reads the list field of c whose items are components, each with read. A
+// field that is not a list is reported as "`field` must be WHAT"; ok is false when the field
+// or any item is unusable (their problems are reported). An absent field is an empty list.
+func componentList[T any](l *loader, c *comp, field, what string, read func(*yaml.Node, string, *params) *T) (items []*T, ok bool) {
+	list := c.get(field)
+	if isEmpty(list) {
+		return nil, true
+	}
+	if list.Kind != yaml.SequenceNode {
+		l.at(list, c.fieldPath(field), diag.CodeType, fmt.Sprintf("`%s` must be %s, not %s", field, what, kindName(list)), "")
+		return nil, false
+	}
+	ok = true
+	for i, item := range list.Content {
+		v := read(item, fmt.Sprintf("%s[%d]", c.fieldPath(field), i), c.params)
+		if v == nil {
+			ok = false
+			continue
+		}
+		items = append(items, v)
+	}
+	return items, ok
 }
 
 // responseFilter reads an HttpResponseFilter.
