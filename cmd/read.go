@@ -109,6 +109,8 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	defer out.Close() // every stream's end already waited for its records to be written
+	widenPipe(opts.io.Out)
 	p.onConfigUpdate = func(config map[string]any) { out.Control(config) }
 	ro := p.options()
 	ro.Out = out

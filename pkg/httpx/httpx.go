@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,6 +38,10 @@ type Request struct {
 	Body   []byte
 	// Handler is the requester's error handler; nil is the default behaviour.
 	Handler *Handler
+	// Buffer, when set, is memory the response body is read into if it fits, so that a read
+	// of many pages does not allocate a body per page. The body then shares the buffer's
+	// memory: the caller must be done with any earlier body read into it.
+	Buffer []byte
 }
 
 // Response is a complete response: the body is read (and gzip/deflate decoded) before Do
@@ -327,7 +332,7 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 		return nil, c.netError(req, actx, err, timeout)
 	}
 	defer res.Body.Close()
-	data, err := readBody(res)
+	data, err := readBody(res, req.Buffer)
 	if err != nil {
 		ne := c.netError(req, actx, err, timeout)
 		if !ne.Timeout {
@@ -357,14 +362,30 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 
 // readBody reads a whole body into one buffer sized from Content-Length when the server sent
 // one, instead of growing it by doubling (which allocates and copies about twice the body).
-func readBody(res *http.Response) ([]byte, error) {
+// reuse is that buffer when it is large enough (see Request.Buffer).
+func readBody(res *http.Response, reuse []byte) ([]byte, error) {
 	n := res.ContentLength
 	if n <= 0 || n > 256<<20 {
 		return io.ReadAll(res.Body)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, n+bytes.MinRead))
-	_, err := buf.ReadFrom(res.Body)
-	return buf.Bytes(), err
+	buf := reuse[:0]
+	if int64(cap(buf)) <= n {
+		// A byte more than announced, so that the read which meets the end has room.
+		buf = make([]byte, 0, n+1)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, len(buf)/2+512) // longer than announced
+		}
+		k, err := res.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // decode undoes a gzip or deflate Content-Encoding; nil for an encoding it does not know

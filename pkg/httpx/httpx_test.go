@@ -90,3 +90,37 @@ func TestTimeout(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// A body that fits Request.Buffer is read into it; one that does not gets memory of its
+// own, and the buffer is left alone.
+func TestBodyReadIntoTheGivenBuffer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(r.URL.Query().Get("body")))
+	}))
+	defer srv.Close()
+	c := &Client{HTTP: srv.Client()}
+	get := func(body string, buf []byte) []byte {
+		t.Helper()
+		resp, err := c.Do(context.Background(), &Request{Method: "GET", URL: srv.URL + "/?body=" + body, Buffer: buf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(resp.Body) != body {
+			t.Fatalf("body %q, want %q", resp.Body, body)
+		}
+		return resp.Body
+	}
+	buf := make([]byte, 0, 64)
+	if got := get(strings.Repeat("a", 40), buf); &got[:1][0] != &buf[:1][0] {
+		t.Error("a 40-byte body was not read into the 64-byte buffer")
+	}
+	if got := get(strings.Repeat("b", 64), buf); &got[:1][0] == &buf[:1][0] {
+		t.Error("a 64-byte body was read into a 64-byte buffer: the read that meets the end needs a byte more")
+	}
+	if got := get(strings.Repeat("c", 500), buf); &got[:1][0] == &buf[:1][0] || len(got) != 500 {
+		t.Error("a 500-byte body was read into the 64-byte buffer")
+	}
+	if string(buf[:40]) != strings.Repeat("a", 40) {
+		t.Errorf("the buffer was written by a body that did not fit: %q", buf[:40])
+	}
+}

@@ -3,7 +3,6 @@
 package output
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -23,12 +22,14 @@ const (
 // Formats lists the record formats, for flag help and validation.
 var Formats = []string{FormatRecords, FormatEnvelope, FormatAirbyte}
 
-// RecordWriter writes one JSON line per record through one buffer. Records are written as
-// the bytes received (already compact); nothing is decoded or re-encoded. It is safe for
-// concurrent use; each line is written whole.
+// RecordWriter writes one JSON line per record. Records are written as the bytes received
+// (already compact); nothing is decoded or re-encoded. Lines are gathered in chunks that a
+// goroutine of its own writes out (see asyncWriter), so the read goes on while stdout takes
+// the last page. It is safe for concurrent use; each line is written whole.
 type RecordWriter struct {
 	mu     sync.Mutex
-	w      *bufio.Writer
+	out    *asyncWriter
+	cur    []byte // the chunk being filled
 	format string
 	now    func() time.Time
 	// prefixes caches the encoded start of a record line per stream.
@@ -45,28 +46,64 @@ func NewRecordWriter(w io.Writer, format string, now func() time.Time) (*RecordW
 	if now == nil {
 		now = time.Now
 	}
-	return &RecordWriter{w: bufio.NewWriterSize(w, 64<<10), format: format, now: now}, nil
+	out := newAsyncWriter(w)
+	return &RecordWriter{out: out, cur: out.chunk(), format: format, now: now}, nil
 }
 
-// Record writes one record of stream.
+// Record writes one record of stream. The error is that of an earlier write, if one failed.
 func (r *RecordWriter) Record(stream string, raw []byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.record(stream, raw)
+}
+
+// Records writes records of stream, one line each, in order; their lines are not
+// interleaved with those of other streams. The error is that of an earlier write, if one
+// failed.
+func (r *RecordWriter) Records(stream string, raws [][]byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, raw := range raws {
+		if err := r.record(stream, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record writes one record; the caller holds r.mu.
+func (r *RecordWriter) record(stream string, raw []byte) error {
+	b := r.cur
 	switch r.format {
 	case FormatEnvelope:
-		r.w.Write(r.prefix(stream))
-		r.w.Write(raw)
-		r.w.WriteByte('}')
+		b = append(b, r.prefix(stream)...)
+		b = append(b, raw...)
+		b = append(b, '}')
 	case FormatAirbyte:
-		r.w.Write(r.prefix(stream))
-		r.w.Write(raw)
-		r.w.WriteString(`,"emitted_at":`)
-		r.w.WriteString(strconv.FormatInt(r.now().UnixMilli(), 10))
-		r.w.WriteString(`}}`)
+		b = append(b, r.prefix(stream)...)
+		b = append(b, raw...)
+		b = append(b, `,"emitted_at":`...)
+		b = strconv.AppendInt(b, r.now().UnixMilli(), 10)
+		b = append(b, `}}`...)
 	default:
-		r.w.Write(raw)
+		b = append(b, raw...)
 	}
-	return r.w.WriteByte('\n')
+	r.cur = append(b, '\n')
+	if len(r.cur) < chunkSize {
+		return nil
+	}
+	r.handOff()
+	return r.out.failed()
+}
+
+// handOff queues the chunk being filled for writing and takes an empty one. The caller
+// holds r.mu.
+func (r *RecordWriter) handOff() {
+	if len(r.cur) == 0 {
+		return
+	}
+	r.out.send(r.cur)
+	r.cur = r.out.chunk()
 }
 
 // prefix is what comes before a record of stream in the envelope and airbyte formats,
@@ -159,18 +196,43 @@ func (r *RecordWriter) Control(config map[string]any) error {
 }
 
 func (r *RecordWriter) message(m any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	enc := json.NewEncoder(r.w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(m)
+	r.cur = append(r.cur, buf.Bytes()...)
+	return r.out.failed()
 }
 
-// Flush writes out what is buffered; the read loop calls it after every page.
-func (r *RecordWriter) Flush() error {
+// EndPage queues what is gathered for writing without waiting for it to be written; the
+// read loop calls it after every page, so records reach stdout page by page. The error is
+// that of an earlier write, if one failed.
+func (r *RecordWriter) EndPage() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.w.Flush()
+	r.handOff()
+	return r.out.failed()
+}
+
+// Flush writes out everything gathered so far and returns once it is written, with the
+// first write error.
+func (r *RecordWriter) Flush() error {
+	r.mu.Lock()
+	r.handOff()
+	r.mu.Unlock()
+	return r.out.wait()
+}
+
+// Close flushes and stops the writer goroutine. The writer must not be used afterwards.
+func (r *RecordWriter) Close() error {
+	r.mu.Lock()
+	r.handOff()
+	r.mu.Unlock()
+	return r.out.close()
 }
 
 // writeString writes s as a JSON string without HTML escaping.

@@ -20,9 +20,12 @@ import (
 
 // Emitter receives the records of a read. Records are the bytes the API sent.
 type Emitter interface {
-	Record(stream string, raw []byte) error
-	// Flush is called after every page.
-	Flush() error
+	// Records takes the records of one page that are to be written, in order. It must not
+	// keep raws or the records after it returns: they share the page body's memory.
+	Records(stream string, raws [][]byte) error
+	// EndPage is called after every page: what was emitted should reach the output soon,
+	// but the read need not wait for it.
+	EndPage() error
 }
 
 // Observer hears about the progress of a read. Every method may be left as a no-op.
@@ -108,7 +111,7 @@ func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
 		}
 	}
 	if o.Out != nil {
-		if ferr := o.Out.Flush(); ferr != nil && r.res.Err == nil {
+		if ferr := o.Out.EndPage(); ferr != nil && r.res.Err == nil {
 			r.res.Err = ferr
 		}
 	}
@@ -129,6 +132,10 @@ type reader struct {
 	page int
 	// handler is the stream's error handler, set on every data request.
 	handler *httpx.Handler
+	// buf is the memory the next page's body is read into (see httpx.Request.Buffer) when
+	// nothing of a page outlives its handling; batch gathers a page's records to emit.
+	buf   []byte
+	batch [][]byte
 }
 
 func (r *reader) read(ctx context.Context) error {
@@ -165,6 +172,12 @@ func (r *reader) read(ctx context.Context) error {
 			return err
 		}
 		req.Handler = handler
+		if !r.want.Body {
+			// Without a `response` for templates to read, nothing refers to a page's body
+			// once the page is handled (records are copied out when they are emitted), so
+			// the next page can be read into the same memory.
+			req.Buffer = r.buf
+		}
 		resp, err := r.send(ctx, req)
 		if err != nil {
 			return err
@@ -172,6 +185,9 @@ func (r *reader) read(ctx context.Context) error {
 		next, stop, err := r.handle(req, resp, token, first)
 		if err != nil || stop {
 			return err
+		}
+		if !r.want.Body {
+			r.buf = resp.Body
 		}
 		token, first, prevURL = next, false, req.URL
 	}
@@ -235,7 +251,7 @@ func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, fir
 		ev.Stop, ev.Reason, ev.TokenAfter = decision.Stop, decision.Reason, decision.Token
 	}
 	if r.o.Out != nil {
-		if err := r.o.Out.Flush(); err != nil {
+		if err := r.o.Out.EndPage(); err != nil {
 			return nil, false, err
 		}
 	}
@@ -311,6 +327,7 @@ func (r *reader) emit(page *extract.Page, token any, first bool) (emitted int, l
 	if filter != nil {
 		vars = r.vars(token, first)
 	}
+	r.batch = r.batch[:0]
 	for i := range page.Records {
 		rec := &page.Records[i]
 		if filter != nil {
@@ -323,18 +340,20 @@ func (r *reader) emit(page *extract.Page, token any, first bool) (emitted int, l
 				continue
 			}
 		}
-		if r.o.Out != nil {
-			if err := r.o.Out.Record(r.s.Name, rec.Raw); err != nil {
-				return emitted, "", false, err
-			}
-		}
+		r.batch = append(r.batch, rec.Raw)
 		emitted++
 		r.res.Records++
 		if r.o.MaxRecords > 0 && r.res.Records >= r.o.MaxRecords {
-			return emitted, fmt.Sprintf("--max-records %d", r.o.MaxRecords), i < len(page.Records)-1, nil
+			limit = fmt.Sprintf("--max-records %d", r.o.MaxRecords)
+			leftOut = i < len(page.Records)-1
+			break
 		}
 	}
-	return emitted, "", false, nil
+	if r.o.Out != nil && len(r.batch) > 0 {
+		err = r.o.Out.Records(r.s.Name, r.batch)
+	}
+	clear(r.batch) // drop the references into the body
+	return emitted, limit, leftOut, err
 }
 
 func (r *reader) pageInfo(page *extract.Page, resp *httpx.Response, reqURL string) paginate.Page {
