@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -132,6 +133,37 @@ func FuzzParse(f *testing.F) {
 			}
 		} else if !reflect.DeepEqual(lazy.Body, p.Body) {
 			t.Fatalf("body %#v, want %#v", lazy.Body, p.Body)
+		}
+	})
+}
+
+// skip agrees with encoding/json on what a valid value is, and says whether it holds
+// whitespace.
+func FuzzSkip(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `[1, 2, {"x": [true, false, null]}]`, `"a\u00e9\n"`, `{"k" : "v" , "n":-1.5e+3}`,
+		`{"a":"0123456789abcdef\"x"}`, `[{"a":{}},[],""]`, "\"tab\there\"", `{"a" 1}`, `[1,]`, `-01`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, d []byte) {
+		if len(d) == 0 || isSpace[d[0]] {
+			return // skip starts at a value
+		}
+		end, spaced, ok := skip(d, 0)
+		valid := json.Valid(d)
+		if !ok {
+			if valid && strings.Count(string(d), "[")+strings.Count(string(d), "{") <= maxSkipDepth {
+				t.Fatalf("skip refused %q, which is valid JSON", d)
+			}
+			return
+		}
+		if !json.Valid(d[:end]) {
+			t.Fatalf("skip accepted %q (of %q), which is not valid JSON", d[:end], d)
+		}
+		if valid && strings.TrimRight(string(d[end:]), " \t\r\n") != "" {
+			t.Fatalf("skip stopped at %d in valid %q", end, d)
+		}
+		if hasSpace := !bytes.Equal(compact(d[:end]), d[:end]); hasSpace != spaced {
+			t.Fatalf("skip says spaced=%v for %q", spaced, d[:end])
 		}
 	})
 }

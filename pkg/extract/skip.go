@@ -20,42 +20,60 @@ var isSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 // skip validates the JSON value that starts at d[i] (no whitespace before it) and returns the
 // index just after it, and whether there was whitespace inside it. ok is false when the value
 // is not valid JSON, or nests deeper than maxSkipDepth.
+//
+// It is one loop with two places: the start of a value (or of an object key, when key is
+// set) and what follows a value. Strings, keys and values alike, are scanned in one place,
+// inline, eight bytes at a time; only escapes leave the loop (skipEscape).
 func skip(d []byte, i int) (end int, spaced, ok bool) {
 	var stack uint64 // bit k set: level k is an object; clear: a list
 	depth := 0
+	key := false
 	n := len(d)
 	for {
-		// A value starts at d[i].
+		// A value (or, with key, an object key) starts at d[i].
 		if i >= n {
 			return 0, false, false
 		}
-		switch c := d[i]; c {
-		case '"':
-			if i = skipStr(d, i+1); i < 0 {
-				return 0, false, false
-			}
-		case '{', '[':
-			if depth == maxSkipDepth {
-				return 0, false, false
-			}
+		c := d[i]
+		if c == '"' {
 			i++
-			for i < n && isSpace[d[i]] {
-				i++
-				spaced = true
-			}
-			if i >= n {
-				return 0, false, false
-			}
-			if c == '{' {
-				if d[i] == '}' {
+			for {
+				for {
+					if i+8 > n {
+						for i < n && d[i] != '"' && d[i] != '\\' && d[i] >= 0x20 {
+							i++ // the last bytes, fewer than eight
+						}
+						if i >= n {
+							return 0, false, false
+						}
+						break
+					}
+					if m := stop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+						i += bits.TrailingZeros64(m) >> 3
+						break
+					}
+					i += 8
+				}
+				if d[i] == '"' {
 					i++
 					break
 				}
-				stack |= 1 << depth
-				depth++
-				if i = skipKey(d, i); i < 0 {
+				if i = skipEscape(d, i); i < 0 {
 					return 0, false, false
 				}
+			}
+			if key {
+				key = false
+				if i < n && isSpace[d[i]] {
+					spaced = true
+					for i < n && isSpace[d[i]] {
+						i++
+					}
+				}
+				if i >= n || d[i] != ':' {
+					return 0, false, false
+				}
+				i++
 				if i < n && isSpace[d[i]] {
 					spaced = true
 					for i < n && isSpace[d[i]] {
@@ -64,31 +82,61 @@ func skip(d []byte, i int) (end int, spaced, ok bool) {
 				}
 				continue
 			}
-			if d[i] == ']' {
+		} else {
+			if key {
+				return 0, false, false
+			}
+			switch c {
+			case '{', '[':
+				if depth == maxSkipDepth {
+					return 0, false, false
+				}
 				i++
-				break
-			}
-			stack &^= 1 << depth
-			depth++
-			continue
-		case 't':
-			if n-i < 4 || d[i+1] != 'r' || d[i+2] != 'u' || d[i+3] != 'e' {
-				return 0, false, false
-			}
-			i += 4
-		case 'f':
-			if n-i < 5 || d[i+1] != 'a' || d[i+2] != 'l' || d[i+3] != 's' || d[i+4] != 'e' {
-				return 0, false, false
-			}
-			i += 5
-		case 'n':
-			if n-i < 4 || d[i+1] != 'u' || d[i+2] != 'l' || d[i+3] != 'l' {
-				return 0, false, false
-			}
-			i += 4
-		default:
-			if i = skipNumber(d, i); i < 0 {
-				return 0, false, false
+				if i < n && isSpace[d[i]] {
+					spaced = true
+					for i < n && isSpace[d[i]] {
+						i++
+					}
+				}
+				if i >= n {
+					return 0, false, false
+				}
+				if c == '{' {
+					if d[i] == '}' {
+						i++
+						break
+					}
+					stack |= 1 << depth
+					depth++
+					key = true
+					continue
+				}
+				if d[i] == ']' {
+					i++
+					break
+				}
+				stack &^= 1 << depth
+				depth++
+				continue
+			case 't':
+				if n-i < 4 || d[i+1] != 'r' || d[i+2] != 'u' || d[i+3] != 'e' {
+					return 0, false, false
+				}
+				i += 4
+			case 'f':
+				if n-i < 5 || d[i+1] != 'a' || d[i+2] != 'l' || d[i+3] != 's' || d[i+4] != 'e' {
+					return 0, false, false
+				}
+				i += 5
+			case 'n':
+				if n-i < 4 || d[i+1] != 'u' || d[i+2] != 'l' || d[i+3] != 'l' {
+					return 0, false, false
+				}
+				i += 4
+			default:
+				if i = skipNumber(d, i); i < 0 {
+					return 0, false, false
+				}
 			}
 		}
 		// After a value: close every container that ends here, then find the next value.
@@ -109,21 +157,13 @@ func skip(d []byte, i int) (end int, spaced, ok bool) {
 			i++
 			inObject := stack&(1<<(depth-1)) != 0
 			if c == ',' {
-				for i < n && isSpace[d[i]] {
-					i++
+				if i < n && isSpace[d[i]] {
 					spaced = true
-				}
-				if inObject {
-					if i = skipKey(d, i); i < 0 {
-						return 0, false, false
-					}
-					if i < n && isSpace[d[i]] {
-						spaced = true
-						for i < n && isSpace[d[i]] {
-							i++
-						}
+					for i < n && isSpace[d[i]] {
+						i++
 					}
 				}
+				key = inObject
 				break
 			}
 			if inObject && c != '}' || !inObject && c != ']' {
@@ -134,21 +174,22 @@ func skip(d []byte, i int) (end int, spaced, ok bool) {
 	}
 }
 
-// skipKey validates `"key" :` at d[i] and returns the index after the colon, or -1.
-func skipKey(d []byte, i int) int {
-	if i >= len(d) || d[i] != '"' {
+// skipEscape validates the escape or control character at d[i] inside a string and returns
+// the index after it, or -1.
+func skipEscape(d []byte, i int) int {
+	if d[i] < 0x20 || i+1 >= len(d) {
 		return -1
 	}
-	if i = skipStr(d, i+1); i < 0 {
-		return -1
+	switch d[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return i + 2
+	case 'u':
+		if i+6 > len(d) || !isHex4(d[i+2:i+6]) {
+			return -1
+		}
+		return i + 6
 	}
-	for i < len(d) && isSpace[d[i]] {
-		i++
-	}
-	if i >= len(d) || d[i] != ':' {
-		return -1
-	}
-	return i + 1
+	return -1
 }
 
 // stop returns the word's lanes holding '"', '\\' or a byte below 0x20, as the high bit of
@@ -171,31 +212,17 @@ func skipStr(d []byte, i int) int {
 			}
 			i += 8
 		}
+		for i < len(d) && d[i] != '"' && d[i] != '\\' && d[i] >= 0x20 {
+			i++
+		}
 		if i >= len(d) {
 			return -1
 		}
-		switch c := d[i]; {
-		case c == '"':
+		if d[i] == '"' {
 			return i + 1
-		case c == '\\':
-			if i+1 >= len(d) {
-				return -1
-			}
-			switch d[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(d) || !isHex4(d[i+2:i+6]) {
-					return -1
-				}
-				i += 6
-			default:
-				return -1
-			}
-		case c < 0x20:
+		}
+		if i = skipEscape(d, i); i < 0 {
 			return -1
-		default:
-			i++
 		}
 	}
 }
