@@ -9,6 +9,7 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Wildcard is the field path segment that matches every key or index at its level.
@@ -85,6 +86,12 @@ func Parse(body []byte, path []string, want Want) (*Page, error) {
 	p.page = page
 	start := p.pos
 	lazy := want.Body && want.LazyBody && p.data[p.pos] == '{'
+	if lazy {
+		// The scan passes over every top-level value anyway: it notes where each one is,
+		// so the Object need not scan the body a second time to find them.
+		p.top = &Object{keys: []string{}, spans: map[string]span{}}
+		p.topBase = start
+	}
 	v, err := p.value(0, true, want.Body && !lazy)
 	if err != nil {
 		return nil, err
@@ -97,7 +104,12 @@ func Parse(body []byte, path []string, want Want) (*Page, error) {
 		return nil, p.notRecord
 	}
 	switch {
+	case lazy && p.topWalked:
+		p.top.raw = p.data[start:p.pos]
+		slices.Sort(p.top.keys)
+		page.Body = p.top
 	case lazy:
+		// The body is itself the record (an empty field path): indexed when first read.
 		page.Body = &Object{raw: p.data[start:p.pos]}
 	case want.Body:
 		page.Body = v
@@ -118,6 +130,11 @@ type parser struct {
 	slow bool
 	// notRecord is set when the field path ends at a scalar.
 	notRecord *NotRecordError
+	// top, when set, is the lazy Object of the body whose index the scan of the top-level
+	// object fills in; topBase is where the body's object starts in data.
+	top       *Object
+	topBase   int
+	topWalked bool
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -278,6 +295,9 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 }
 
 func (p *parser) object(depth int, onPath, build bool) (any, error) {
+	if depth == 0 && p.top != nil {
+		p.topWalked = true
+	}
 	p.pos++ // {
 	var m map[string]any
 	if build {
@@ -308,9 +328,13 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		p.ws()
 		next := onPath && depth >= 0 && depth < len(p.path) &&
 			(p.path[depth] == Wildcard || keyIs(key, escaped, p.path[depth]))
+		valueStart := p.pos
 		v, err := p.value(depth+1, next, build)
 		if err != nil {
 			return nil, err
+		}
+		if depth == 0 && p.top != nil {
+			p.top.note(keyString(key, escaped), valueStart-p.topBase, p.pos-p.topBase)
 		}
 		if build {
 			m[keyString(key, escaped)] = v

@@ -70,10 +70,7 @@ func (o *Object) index() {
 		i = spaces(d, spaces(d, end)+1) // past the colon
 		start := i
 		i = valueEnd(d, i)
-		if _, seen := o.spans[key]; !seen {
-			o.keys = append(o.keys, key)
-		}
-		o.spans[key] = span{start, i}
+		o.note(key, start, i)
 		i = spaces(d, i)
 		if d[i] != ',' {
 			break
@@ -81,6 +78,15 @@ func (o *Object) index() {
 		i = spaces(d, i+1)
 	}
 	slices.Sort(o.keys)
+}
+
+// note records that the value of key is raw[start:end]; a repeated key keeps its first
+// place in the order of keys and its last value, as a decoded map would.
+func (o *Object) note(key string, start, end int) {
+	if _, seen := o.spans[key]; !seen {
+		o.keys = append(o.keys, key)
+	}
+	o.spans[key] = span{start, end}
 }
 
 // spaces returns the index of the first byte at or after i that is not whitespace.
