@@ -30,7 +30,7 @@ func main() {
 		pageSize = flag.Int("page-size", 1000, "records per page")
 		records  = flag.Int("records", 100_000, "records of the main cases")
 		big      = flag.Int("big", 1_000_000, "records of the large case (0: skip)")
-		repeat   = flag.Int("repeat", 3, "runs of each 100k case (the median is reported)")
+		repeat   = flag.Int("repeat", 7, "runs of each 100k case (the median is reported)")
 		fetchURL = flag.String("fetch", "", "be the raw-fetch baseline against this base `URL`")
 		mode     = flag.String("mode", "offset", "pagination of the baseline: offset, page or cursor")
 	)

@@ -13,7 +13,7 @@ import (
 // grow.
 const (
 	chunkSize = 64 << 10
-	maxChunks = 8
+	maxChunks = 4
 	// A chunk that grew past keepSize for one huge record is dropped, not reused.
 	keepSize = 1 << 20
 )
