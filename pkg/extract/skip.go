@@ -23,7 +23,9 @@ var isSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 //
 // It is one loop with two places: the start of a value (or of an object key, when key is
 // set) and what follows a value. Strings, keys and values alike, are scanned in one place,
-// inline, eight bytes at a time; only escapes leave the loop (skipEscape).
+// inline, eight bytes at a time; only escapes leave the loop (skipEscape). Whitespace is
+// tested in place (`if i < n && isSpace[d[i]]`) rather than through spaces(): on compact
+// bodies, where there is none, the call measured about 10% slower.
 func skip(d []byte, i int) (end int, spaced, ok bool) {
 	var stack uint64 // bit k set: level k is an object; clear: a list
 	depth := 0
