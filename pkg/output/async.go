@@ -3,6 +3,7 @@ package output
 import (
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // Output is written by a goroutine of its own, so that a read does not wait for stdout (a
@@ -33,10 +34,8 @@ type asyncWriter struct {
 	free  chan []byte
 	made  int // chunks allocated so far
 	start sync.Once
-	// err is the first write error; it is only read or written on the writer goroutine, and
-	// reported through errc.
-	err  error
-	errc chan error // holds the first write error, once
+	// failure is the first write error; after it, chunks are dropped unwritten.
+	failure atomic.Pointer[error]
 }
 
 func newAsyncWriter(w io.Writer) *asyncWriter {
@@ -44,7 +43,6 @@ func newAsyncWriter(w io.Writer) *asyncWriter {
 		w:     w,
 		queue: make(chan queued, maxChunks),
 		free:  make(chan []byte, maxChunks),
-		errc:  make(chan error, 1),
 	}
 }
 
@@ -79,13 +77,10 @@ func (a *asyncWriter) wait() error {
 
 // failed returns the first write error without waiting, or nil.
 func (a *asyncWriter) failed() error {
-	select {
-	case err := <-a.errc:
-		a.errc <- err // keep it for the next caller
-		return err
-	default:
-		return nil
+	if err := a.failure.Load(); err != nil {
+		return *err
 	}
+	return nil
 }
 
 // close waits for everything queued and stops the goroutine; the writer must not be used
@@ -99,13 +94,12 @@ func (a *asyncWriter) close() error {
 func (a *asyncWriter) loop() {
 	for q := range a.queue {
 		if q.buf == nil {
-			q.done <- a.err
+			q.done <- a.failed()
 			continue
 		}
-		if a.err == nil && len(q.buf) > 0 {
+		if a.failed() == nil && len(q.buf) > 0 {
 			if _, err := a.w.Write(q.buf); err != nil {
-				a.err = err
-				a.errc <- err
+				a.failure.Store(&err)
 			}
 		}
 		if cap(q.buf) > keepSize {

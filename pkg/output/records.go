@@ -50,13 +50,6 @@ func NewRecordWriter(w io.Writer, format string, now func() time.Time) (*RecordW
 	return &RecordWriter{out: out, cur: out.chunk(), format: format, now: now}, nil
 }
 
-// Record writes one record of stream. The error is that of an earlier write, if one failed.
-func (r *RecordWriter) Record(stream string, raw []byte) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.record(stream, raw)
-}
-
 // Records writes records of stream, one line each, in order; their lines are not
 // interleaved with those of other streams. The error is that of an earlier write, if one
 // failed.
@@ -221,17 +214,13 @@ func (r *RecordWriter) EndPage() error {
 // Flush writes out everything gathered so far and returns once it is written, with the
 // first write error.
 func (r *RecordWriter) Flush() error {
-	r.mu.Lock()
-	r.handOff()
-	r.mu.Unlock()
+	r.EndPage()
 	return r.out.wait()
 }
 
 // Close flushes and stops the writer goroutine. The writer must not be used afterwards.
 func (r *RecordWriter) Close() error {
-	r.mu.Lock()
-	r.handOff()
-	r.mu.Unlock()
+	r.EndPage()
 	return r.out.close()
 }
 

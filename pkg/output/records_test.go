@@ -25,7 +25,7 @@ func TestRecordWriterFormats(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 2 {
-			if err := w.Record("a<b>", raw); err != nil {
+			if err := w.Records("a<b>", [][]byte{raw}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -48,7 +48,7 @@ func TestRecordWriterConcurrentLinesStayWhole(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 2000 {
-				w.Record(fmt.Sprint("s", s), []byte(fmt.Sprintf(`{"i":%d,"pad":"%s"}`, i, strings.Repeat("x", 100))))
+				w.Records(fmt.Sprint("s", s), [][]byte{[]byte(fmt.Sprintf(`{"i":%d,"pad":"%s"}`, i, strings.Repeat("x", 100)))})
 				if i%100 == 0 {
 					w.Flush()
 				}
