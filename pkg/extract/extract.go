@@ -86,9 +86,10 @@ func Parse(body []byte, path []string, want Want) (*Page, error) {
 	p.page = page
 	start := p.pos
 	lazy := want.Body && want.LazyBody && p.data[p.pos] == '{'
-	if lazy {
-		// The scan passes over every top-level value anyway: it notes where each one is,
-		// so the Object need not scan the body a second time to find them.
+	if lazy && len(path) > 0 {
+		// The scan walks the top-level object to follow the path, passing over every value:
+		// it notes where each one is, so the Object need not scan the body a second time.
+		// (With an empty path the body is itself the record and is skipped whole.)
 		p.top = &Object{keys: []string{}, spans: map[string]span{}}
 		p.topBase = start
 	}
@@ -104,13 +105,12 @@ func Parse(body []byte, path []string, want Want) (*Page, error) {
 		return nil, p.notRecord
 	}
 	switch {
-	case lazy && p.topWalked:
+	case p.top != nil:
 		p.top.raw = p.data[start:p.pos]
 		slices.Sort(p.top.keys)
 		page.Body = p.top
 	case lazy:
-		// The body is itself the record (an empty field path): indexed when first read.
-		page.Body = &Object{raw: p.data[start:p.pos]}
+		page.Body = &Object{raw: p.data[start:p.pos]} // indexed when first read
 	case want.Body:
 		page.Body = v
 	}
@@ -132,9 +132,8 @@ type parser struct {
 	notRecord *NotRecordError
 	// top, when set, is the lazy Object of the body whose index the scan of the top-level
 	// object fills in; topBase is where the body's object starts in data.
-	top       *Object
-	topBase   int
-	topWalked bool
+	top     *Object
+	topBase int
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -295,9 +294,6 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 }
 
 func (p *parser) object(depth int, onPath, build bool) (any, error) {
-	if depth == 0 && p.top != nil {
-		p.topWalked = true
-	}
 	p.pos++ // {
 	var m map[string]any
 	if build {

@@ -64,7 +64,7 @@ func (o *Object) index() {
 		return
 	}
 	for {
-		end := skipStr(d, i+1)
+		end, _, _ := skip(d, i) // the key, a string Parse has validated
 		body := d[i+1 : end-1]
 		key := keyString(body, bytes.IndexByte(body, '\\') >= 0)
 		i = spaces(d, spaces(d, end)+1) // past the colon

@@ -94,23 +94,13 @@ const (
 	lanes80 = 0x8080808080808080
 )
 
-// special reports whether any of the 8 bytes of w is '"', '\\' or a control character
-// (below 0x20): the bytes that end a plain run of string text. It may not say which.
-func special(w uint64) bool {
-	quote := w ^ (lanes01 * '"')
-	slash := w ^ (lanes01 * '\\')
-	zero := func(x uint64) uint64 { return (x - lanes01) &^ x & lanes80 }
-	ctrl := (w - lanes01*0x20) &^ w & lanes80
-	return zero(quote)|zero(slash)|ctrl != 0
-}
-
 // skipString moves past a JSON string that starts at the opening quote at pos, validating
 // its escapes, and reports whether it had any. Plain text is skipped eight bytes at a time.
 func (p *parser) skipString() (escaped bool, err error) {
 	p.pos++ // "
 	d := p.data
 	for {
-		for p.pos+8 <= len(d) && !special(binary.LittleEndian.Uint64(d[p.pos:])) {
+		for p.pos+8 <= len(d) && stop(binary.LittleEndian.Uint64(d[p.pos:])) == 0 {
 			p.pos += 8
 		}
 		if p.pos >= len(d) {

@@ -196,37 +196,11 @@ func skipEscape(d []byte, i int) int {
 
 // stop returns the word's lanes holding '"', '\\' or a byte below 0x20, as the high bit of
 // each lane. The lowest marked lane is exact (a borrow only carries upward), which is all
-// skipStr needs.
+// the string scans need.
 func stop(w uint64) uint64 {
 	q := w ^ (lanes01 * '"')
 	s := w ^ (lanes01 * '\\')
 	return ((q-lanes01)&^q | (s-lanes01)&^s | (w-lanes01*0x20)&^w) & lanes80
-}
-
-// skipStr validates the rest of a string whose opening quote is just before d[i], and returns
-// the index after its closing quote, or -1. Like encoding/json, it does not check UTF-8.
-func skipStr(d []byte, i int) int {
-	for {
-		for i+8 <= len(d) {
-			if m := stop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(d) && d[i] != '"' && d[i] != '\\' && d[i] >= 0x20 {
-			i++
-		}
-		if i >= len(d) {
-			return -1
-		}
-		if d[i] == '"' {
-			return i + 1
-		}
-		if i = skipEscape(d, i); i < 0 {
-			return -1
-		}
-	}
 }
 
 // skipNumber validates a number at d[i] and returns the index after it, or -1.
