@@ -118,6 +118,7 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	prog := &progress{io: opts.io, now: time.Now, live: opts.io.errTTY}
 	ro.Observer = prog
 	ro.Prefetch = opts.flags.prefetch
+	ro.Overlap = true
 	var mu sync.Mutex // orders what the streams write on stderr
 	ro.Warn = func(text string) {
 		mu.Lock()

@@ -187,17 +187,10 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		ex := c.exchange(req, attempt)
-		ex.Duration = time.Since(start)
-		spent += ex.Duration
+		took := time.Since(start)
+		spent += took
 		o := &outcome{resp: resp, err: err}
-		if err != nil {
-			ex.Err = err.Error()
-		} else {
-			ex.Status, ex.Size = resp.Status, len(resp.Body)
-		}
 		d := h.decide(o)
-		ex.Action = d.action
 		retrying, gaveUp := false, ""
 		switch d.action {
 		case manifest.ActionRetry:
@@ -226,10 +219,18 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				wait = w
 			}
 		}
-		if retrying {
-			ex.Wait = wait
-		}
 		if c.Observe != nil {
+			// Redacting the headers is not free: done only for somebody who listens.
+			ex := c.exchange(req, attempt)
+			ex.Duration, ex.Action = took, d.action
+			if err != nil {
+				ex.Err = err.Error()
+			} else {
+				ex.Status, ex.Size = resp.Status, len(resp.Body)
+			}
+			if retrying {
+				ex.Wait = wait
+			}
 			c.Observe(ex)
 		}
 		if retrying {

@@ -73,7 +73,7 @@ func (r *reader) readAhead(ctx context.Context, token any, n int) (err error) {
 	next, first, launched := token, true, 0
 	for {
 		for len(queue) < n && (r.o.MaxPages == 0 || launched < r.o.MaxPages) {
-			queue = append(queue, r.launch(ctx, next, first))
+			queue = append(queue, r.launch(ctx, next, first, "", true))
 			launched++
 			next, first = r.predict(next), false
 		}
@@ -97,10 +97,11 @@ func (r *reader) readAhead(ctx context.Context, token any, n int) (err error) {
 	}
 }
 
-// launch builds the request for token and starts sending it.
-func (r *reader) launch(ctx context.Context, token any, first bool) *slot {
+// launch builds the request for token and sends it: in its own goroutine when async is set,
+// or before it returns. prevURL is the URL of the page before (see paginate.Inject).
+func (r *reader) launch(ctx context.Context, token any, first bool, prevURL string, async bool) *slot {
 	s := &slot{token: token, first: first, done: make(chan struct{})}
-	req, err := r.build(ctx, token, first, "")
+	req, err := r.build(ctx, token, first, prevURL)
 	if err != nil {
 		// Reported in order, when the read gets to this page.
 		s.err = err
@@ -108,7 +109,18 @@ func (r *reader) launch(ctx context.Context, token any, first bool) *slot {
 		return s
 	}
 	req.Handler = r.handler
+	if !r.want.Body && r.o.Prefetch <= 1 {
+		// Without a `response` for templates to read, nothing refers to a page's body
+		// once the page is handled (records are copied out when they are emitted), so
+		// a page can be read into the memory of one already handled (see read).
+		req.Buffer = r.buf
+	}
 	s.req = req
+	if !async {
+		defer close(s.done)
+		s.resp, s.err = r.send(ctx, req)
+		return s
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
 	go func() {
@@ -122,6 +134,9 @@ func (r *reader) launch(ctx context.Context, token any, first bool) *slot {
 // observer with the reason it was not used.
 func (r *reader) discard(queue []*slot, why string) {
 	for i, s := range queue {
+		if s == nil {
+			continue
+		}
 		if s.cancel != nil {
 			s.cancel()
 		}
@@ -130,7 +145,7 @@ func (r *reader) discard(queue []*slot, why string) {
 			continue
 		}
 		ev := PageEvent{
-			Stream: r.s.Name, Number: r.res.Pages + i + 1, Method: s.req.Method,
+			Stream: r.s.Name, Number: r.page + i + 1, Method: s.req.Method,
 			URL: r.o.Client.Redactor.String(s.req.URL), TokenBefore: s.token, Discarded: true,
 			Reason: "discarded: " + why + ", not emitted",
 		}

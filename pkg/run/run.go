@@ -82,6 +82,11 @@ type Options struct {
 	// Warn, when set, hears notes meant for the user (stderr), such as a --prefetch that
 	// cannot apply.
 	Warn func(text string)
+	// Overlap lets the next request of an offset or page-number pagination go out as soon
+	// as a page's records are counted, while the page is validated and emitted (see ahead).
+	// The requests are the same; only their timing changes. Left off, each request waits
+	// for the decision on the page before it, so that a trace tells its events in order.
+	Overlap bool
 }
 
 // StreamError is a stream that failed, naming the stream and the page.
@@ -136,6 +141,8 @@ type reader struct {
 	// nothing of a page outlives its handling; batch gathers a page's records to emit.
 	buf   []byte
 	batch [][]byte
+	// overlap: the next request may go out while a page is handled (see ahead).
+	overlap bool
 }
 
 func (r *reader) read(ctx context.Context) error {
@@ -160,36 +167,38 @@ func (r *reader) read(ctx context.Context) error {
 			r.o.Warn(fmt.Sprintf("%s: --prefetch %d ignored, reading one page at a time: %s", r.s.Name, n, why))
 		}
 	}
-	first := true
-	prevURL := ""
+	r.overlap = r.o.Overlap && r.overlaps()
+	cur := r.launch(ctx, token, true, "", false)
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+		<-cur.done
 		r.page = r.res.Pages + 1
-		req, err := r.build(ctx, token, first, prevURL)
-		if err != nil {
-			return err
+		if cur.err != nil {
+			return cur.err
 		}
-		req.Handler = handler
-		if !r.want.Body {
-			// Without a `response` for templates to read, nothing refers to a page's body
-			// once the page is handled (records are copied out when they are emitted), so
-			// the next page can be read into the same memory.
-			req.Buffer = r.buf
-		}
-		resp, err := r.send(ctx, req)
-		if err != nil {
-			return err
-		}
-		next, stop, err := r.handle(req, resp, token, first)
+		ahead := r.ahead(ctx, cur)
+		next, stop, err := r.handle(cur.req, cur.resp, cur.token, cur.first)
 		if err != nil || stop {
+			why := "sent before its page was known to be the last"
+			if err != nil {
+				why = "sent before the page before it failed"
+			}
+			r.discard([]*slot{ahead}, why)
 			return err
 		}
-		if !r.want.Body {
-			r.buf = resp.Body
+		if ahead != nil && ahead.token != next {
+			r.discard([]*slot{ahead}, fmt.Sprintf("sent with a token the page did not confirm (next is %s)", template.ToString(next)))
+			ahead = nil
 		}
-		token, first, prevURL = next, false, req.URL
+		if !r.want.Body {
+			r.buf = cur.resp.Body
+		}
+		if ahead == nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			ahead = r.launch(ctx, next, false, cur.req.URL, false)
+		}
+		cur = ahead
 	}
 }
 
@@ -229,9 +238,8 @@ func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, fir
 		r.res.FirstPageRecords = emitted
 	}
 	ev := PageEvent{
-		Stream: r.s.Name, Number: r.res.Pages, Method: req.Method,
-		URL: r.o.Client.Redactor.String(req.URL), Status: resp.Status, Size: len(resp.Body),
-		Records: len(page.Records), Emitted: emitted, TokenBefore: token,
+		Stream: r.s.Name, Number: r.res.Pages, Method: req.Method, Status: resp.Status,
+		Size: len(resp.Body), Records: len(page.Records), Emitted: emitted, TokenBefore: token,
 	}
 	decision, derr := r.pag.Next(token, r.pageInfo(page, resp, req.URL))
 	switch {
@@ -256,6 +264,7 @@ func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, fir
 		}
 	}
 	if r.o.Observer != nil {
+		ev.URL = r.o.Client.Redactor.String(req.URL)
 		r.o.Observer.Page(ev)
 	}
 	if derr != nil {

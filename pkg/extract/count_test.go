@@ -1,0 +1,146 @@
+package extract
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// countBoth runs Count with each way of counting (64-byte blocks when this machine has them,
+// and bytes) and fails the test when they disagree.
+func countBoth(t testing.TB, body []byte, path []string) (int, bool) {
+	t.Helper()
+	n, ok := Count(body, path)
+	if useBlocks {
+		saved := useBlocks
+		useBlocks = false
+		bn, bok := Count(body, path)
+		useBlocks = saved
+		if n != bn || ok != bok {
+			t.Fatalf("Count(%q): blocks say %d, %v; bytes say %d, %v", body, n, ok, bn, bok)
+		}
+	}
+	return n, ok
+}
+
+func TestCount(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body string
+		path []string
+		n    int
+		ok   bool
+	}{
+		{"top-level list", `[{"a":1},{"a":2},{"a":3}]`, nil, 3, true},
+		{"empty list", ` [ ] `, nil, 0, true},
+		{"one record", `{"data":[{"id":1}]}`, []string{"data"}, 1, true},
+		{"scalars count too", `{"data":[1,"two",null,true,[3,4]]}`, []string{"data"}, 5, true},
+		{"nested lists and objects", `{"data":[{"a":[1,2,{"b":[3]}]},[[],[{}]],{}]}`, []string{"data"}, 3, true},
+		{"brackets and commas in strings", `{"data":[{"a":"x,]}{["},"[,]"]}`, []string{"data"}, 2, true},
+		{"escaped quotes", `{"data":[{"a":"say \"hi\", ]"},{"b":"\\"},{"c":"\\\"]"}]}`, []string{"data"}, 3, true},
+		{"whitespace", "{ \"data\" :\n [ {\"a\" : 1} ,\n\t{\"a\":2}\n ] }", []string{"data"}, 2, true},
+		{"the path after other members", `{"meta":{"data":[1]},"x":[1,2,"]"],"y":"data","data":[1,2]}`, []string{"data"}, 2, true},
+		{"members after the list", `{"data":[1,2],"next":[3,4,5]}`, []string{"data"}, 2, true},
+		{"a deeper path", `{"a":{"b":[{"x":1},{"x":2}]}}`, []string{"a", "b"}, 2, true},
+		{"a missing path", `{"other":[1]}`, []string{"data"}, 0, false},
+		{"an object at the path", `{"data":{"id":1}}`, []string{"data"}, 0, false},
+		{"null at the path", `{"data":null}`, []string{"data"}, 0, false},
+		{"a wildcard", `{"data":[1]}`, []string{"*"}, 0, false},
+		{"a body cut short", `{"data":[{"a":1},{"a":`, []string{"data"}, 0, false},
+		{"a string never closed", `{"data":[{"a":"1]}`, []string{"data"}, 0, false},
+		{"empty", ``, nil, 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n, ok := countBoth(t, []byte(tt.body), tt.path)
+			if n != tt.n || ok != tt.ok {
+				t.Errorf("Count = %d, %v; want %d, %v", n, ok, tt.n, tt.ok)
+			}
+		})
+	}
+}
+
+// Escapes, strings and brackets placed at every offset around the 64-byte block boundaries
+// (and runs of backslashes crossing them) are counted as by the byte-at-a-time walk and by
+// Parse.
+func TestCountAcrossBlockBoundaries(t *testing.T) {
+	elements := []string{
+		`"\\"`, `"\\\\"`, `"\\\""`, `"a\"],[b"`, `{"k":"\\\\\\\"}"}`,
+		`"` + strings.Repeat(`\\`, 40) + `"`, `"` + strings.Repeat(`\"`, 33) + `"`,
+		`[1,[2,[3]]]`, `{"x":{"y":"}"}}`, `-1.5e3`, `null`,
+	}
+	for pad := range 140 {
+		var b strings.Builder
+		b.WriteString(`{"pad":"` + strings.Repeat("p", pad) + `","data":[`)
+		for i, e := range elements {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(strings.Repeat(" ", i%3))
+			b.WriteString(e)
+		}
+		b.WriteString(`],"after":[1,2]}`)
+		body := []byte(b.String())
+		page, err := Parse(body, []string{"data"}, Want{})
+		if err != nil {
+			t.Fatalf("pad %d: the test body is not valid: %v", pad, err)
+		}
+		n, ok := countBoth(t, body, []string{"data"})
+		if !ok || n != len(page.Records) || n != len(elements) {
+			t.Fatalf("pad %d: Count = %d, %v; Parse found %d records, want %d", pad, n, ok, len(page.Records), len(elements))
+		}
+	}
+}
+
+// FuzzCount: for any input that Parse accepts, the two ways of counting agree, and when the
+// input is a list of records, Count finds as many as Parse, whether the list is the body or
+// sits at a path. On other input Count's answer means nothing, but it must not fail.
+func FuzzCount(f *testing.F) {
+	for _, s := range []string{`[]`, `[1,2]`, `[{"a":"\\\""},[{}],"x,y"]`, `["` + strings.Repeat(`\\`, 70) + `"]`, `[{"a":[1,{"b":"]"}]}]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, tc := range []struct {
+			body string
+			path []string
+		}{{s, nil}, {`{"x":1,"data":` + s + `}`, []string{"data"}}} {
+			body := []byte(tc.body)
+			page, err := Parse(body, tc.path, Want{})
+			if err != nil {
+				Count(body, tc.path)
+				if useBlocks {
+					useBlocks = false
+					Count(body, tc.path)
+					useBlocks = true
+				}
+				continue
+			}
+			n, ok := countBoth(t, body, tc.path)
+			if !strings.HasPrefix(strings.TrimLeft(s, " \t\r\n"), "[") {
+				continue
+			}
+			if !ok || n != len(page.Records) {
+				t.Fatalf("Count(%q) = %d, %v; Parse found %d records", body, n, ok, len(page.Records))
+			}
+		}
+	})
+}
+
+func BenchmarkCount(b *testing.B) {
+	body := benchPage(false)
+	for _, blocks := range []bool{true, false} {
+		if blocks && !useBlocks {
+			continue
+		}
+		b.Run(fmt.Sprintf("blocks=%v", blocks), func(b *testing.B) {
+			saved := useBlocks
+			useBlocks = blocks
+			defer func() { useBlocks = saved }()
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if n, ok := Count(body, []string{"data"}); !ok || n != 1000 {
+					b.Fatal(n, ok)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,222 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"connector/pkg/auth"
+	"connector/pkg/httpx"
+	"connector/pkg/manifest"
+	"connector/pkg/redact"
+)
+
+// offsetStream loads a definition of one stream "items" at base/items, OffsetIncrement
+// with page_size 3 (offset and limit in the query), records under "data".
+func offsetStream(t *testing.T, base string) *Options {
+	t.Helper()
+	def := fmt.Sprintf(`version: 6.5.0
+type: DeclarativeSource
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: %q, path: /items, http_method: GET}
+      record_selector:
+        type: RecordSelector
+        extractor: {type: DpathExtractor, field_path: [data]}
+      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
+        page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}
+        pagination_strategy: {type: OffsetIncrement, page_size: 3}
+`, base)
+	path := filepath.Join(t.TempDir(), "def.yaml")
+	if err := os.WriteFile(path, []byte(def), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, diags := manifest.Load(path)
+	if diags.HasErrors() {
+		t.Fatalf("definition: %v", diags)
+	}
+	client := &httpx.Client{HTTP: &http.Client{}, Redactor: &redact.Redactor{}}
+	a, err := auth.New(d.Authenticator, auth.Env{Config: map[string]any{}, Client: client, Redactor: client.Redactor, Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Options{Def: d, Config: map[string]any{}, Auth: a, Client: client, Overlap: true}
+}
+
+// pages serves /items: the body for each offset, and counts the requests per offset.
+type pages struct {
+	*httptest.Server
+	mu     sync.Mutex
+	asked  []string    // the offsets requested, in order
+	signal chan string // receives each offset as its request arrives
+	bodies map[string]string
+}
+
+func servePages(t *testing.T, bodies map[string]string) *pages {
+	p := &pages{bodies: bodies, signal: make(chan string, 16)}
+	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		off := r.URL.Query().Get("offset")
+		p.mu.Lock()
+		p.asked = append(p.asked, off)
+		p.mu.Unlock()
+		p.signal <- off
+		body, ok := p.bodies[off]
+		if !ok {
+			body = `{"data":[]}`
+		}
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(p.Close)
+	return p
+}
+
+func (p *pages) offsets() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.asked...)
+}
+
+// emitter keeps the records; onPage, when set, runs before the records of each page are
+// taken (page counts from 1).
+type emitter struct {
+	lines  []string
+	pages  int
+	onPage func(page int)
+}
+
+func (e *emitter) Records(stream string, raws [][]byte) error {
+	e.pages++
+	if e.onPage != nil {
+		e.onPage(e.pages)
+	}
+	for _, r := range raws {
+		e.lines = append(e.lines, string(r))
+	}
+	return nil
+}
+
+func (e *emitter) EndPage() error { return nil }
+
+// observer keeps the page events.
+type observer struct{ pages []PageEvent }
+
+func (o *observer) StreamStart(string)   {}
+func (o *observer) Page(ev PageEvent)    { o.pages = append(o.pages, ev) }
+func (o *observer) StreamEnd(res Result) {}
+
+const fullPage = `{"data":[{"id":1},{"id":2},{"id":3}]}`
+
+// The request for page 2 reaches the API before the records of page 1 are emitted; with
+// Overlap off it does not.
+func TestOverlapSendsTheNextRequestBeforeThePageIsEmitted(t *testing.T) {
+	for _, overlap := range []bool{true, false} {
+		t.Run(fmt.Sprintf("overlap=%v", overlap), func(t *testing.T) {
+			api := servePages(t, map[string]string{"0": fullPage, "3": `{"data":[{"id":4}]}`})
+			o := offsetStream(t, api.URL)
+			o.Overlap = overlap
+			wait := 50 * time.Millisecond // without overlap, the request cannot come at all
+			if overlap {
+				wait = 10 * time.Second
+			}
+			var early bool
+			out := &emitter{onPage: func(page int) {
+				if page != 1 {
+					return
+				}
+				<-api.signal // offset 0
+				select {
+				case off := <-api.signal:
+					early = off == "3"
+				case <-time.After(wait):
+				}
+			}}
+			o.Out = out
+			res := Stream(context.Background(), o, o.Def.Streams[0])
+			if res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			if early != overlap {
+				t.Errorf("request for offset 3 arrived before page 1 was emitted: %v, want %v", early, overlap)
+			}
+			if got := strings.Join(out.lines, ","); got != `{"id":1},{"id":2},{"id":3},{"id":4}` {
+				t.Errorf("records %s", got)
+			}
+			if got := strings.Join(api.offsets(), ","); got != "0,3" {
+				t.Errorf("offsets requested: %s, want 0,3", got)
+			}
+		})
+	}
+}
+
+// A full page that is not JSON has had its next request sent already: the read fails on
+// the page, emits nothing, and reports the request sent ahead as discarded.
+func TestOverlapDiscardsTheRequestAfterAnInvalidPage(t *testing.T) {
+	api := servePages(t, map[string]string{"0": `{"data":[{"id":1},{"id":tru},{"id":3}]}`, "3": `{"data":[{"id":4}]}`})
+	o := offsetStream(t, api.URL)
+	out, obs := &emitter{}, &observer{}
+	o.Out, o.Observer = out, obs
+	res := Stream(context.Background(), o, o.Def.Streams[0])
+	if res.Err == nil || !strings.Contains(res.Err.Error(), "stream items, page 1: GET ") ||
+		!strings.Contains(res.Err.Error(), "with a body that is not JSON") {
+		t.Fatalf("error %v", res.Err)
+	}
+	if len(out.lines) != 0 {
+		t.Errorf("emitted %q", out.lines)
+	}
+	if len(obs.pages) != 1 {
+		t.Fatalf("page events %+v", obs.pages)
+	}
+	ev := obs.pages[0]
+	if !ev.Discarded || ev.Number != 2 || ev.TokenBefore != int64(3) ||
+		!strings.HasPrefix(ev.Reason, "discarded: sent before the page before it failed, ") {
+		t.Errorf("event %+v", ev)
+	}
+}
+
+// When a page's records and their count disagree (here the records key twice in one
+// object: Parse reads both lists), the request sent ahead is discarded and the right one is
+// sent; the records are those of a read that waits for each page.
+func TestOverlapResendsWhenThePageDisagreesWithItsCount(t *testing.T) {
+	api := servePages(t, map[string]string{
+		"0": `{"data":[{"id":1},{"id":2},{"id":3}],"data":[{"id":4}]}`,
+		"3": `{"data":[{"id":"wrong"},{"id":"wrong"},{"id":"wrong"}]}`,
+		"4": `{"data":[{"id":5}]}`,
+	})
+	o := offsetStream(t, api.URL)
+	out, obs := &emitter{}, &observer{}
+	o.Out, o.Observer = out, obs
+	res := Stream(context.Background(), o, o.Def.Streams[0])
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got := strings.Join(out.lines, ","); got != `{"id":1},{"id":2},{"id":3},{"id":4},{"id":5}` {
+		t.Errorf("records %s", got)
+	}
+	var discarded, used []PageEvent
+	for _, ev := range obs.pages {
+		if ev.Discarded {
+			discarded = append(discarded, ev)
+		} else {
+			used = append(used, ev)
+		}
+	}
+	if len(used) != 2 || used[1].TokenBefore != int64(4) || res.Records != 5 || res.Pages != 2 {
+		t.Errorf("pages used %+v, result %+v", used, res)
+	}
+	if len(discarded) != 1 || discarded[0].TokenBefore != int64(3) ||
+		!strings.HasPrefix(discarded[0].Reason, "discarded: sent with a token the page did not confirm (next is 4), ") {
+		t.Errorf("discarded %+v", discarded)
+	}
+}
