@@ -185,6 +185,32 @@ func TestOverlapDiscardsTheRequestAfterAnInvalidPage(t *testing.T) {
 	}
 }
 
+// Requests go out as fast as pages are counted, not as fast as they are validated: when
+// the first page fails, the requests sent beyond it (at least the next one, at most
+// overlapAhead) are discarded in page order, and nothing is emitted.
+func TestOverlapDiscardsEveryRequestSentBeyondAFailedPage(t *testing.T) {
+	bodies := map[string]string{"0": `{"data":[{"id":1},{"id":2},{"id":3}],}`}
+	for off := 3; off < 30; off += 3 {
+		bodies[fmt.Sprint(off)] = fullPage
+	}
+	api := servePages(t, bodies)
+	o := offsetStream(t, api.URL)
+	out, obs := &emitter{}, &observer{}
+	o.Out, o.Observer = out, obs
+	res := Stream(context.Background(), o, o.Def.Streams[0])
+	if res.Err == nil || len(out.lines) != 0 {
+		t.Fatalf("error %v, emitted %q", res.Err, out.lines)
+	}
+	if len(obs.pages) == 0 || len(obs.pages) > overlapAhead {
+		t.Fatalf("%d page events, want 1 to %d: %+v", len(obs.pages), overlapAhead, obs.pages)
+	}
+	for i, ev := range obs.pages {
+		if !ev.Discarded || ev.Number != 2+i || ev.TokenBefore != int64(3+3*i) {
+			t.Errorf("event %d: %+v", i, ev)
+		}
+	}
+}
+
 // When a page's records and their count disagree (here the records key twice in one
 // object: Parse reads both lists), the request sent ahead is discarded and the right one is
 // sent; the records are those of a read that waits for each page.
@@ -215,8 +241,12 @@ func TestOverlapResendsWhenThePageDisagreesWithItsCount(t *testing.T) {
 	if len(used) != 2 || used[1].TokenBefore != int64(4) || res.Records != 5 || res.Pages != 2 {
 		t.Errorf("pages used %+v, result %+v", used, res)
 	}
-	if len(discarded) != 1 || discarded[0].TokenBefore != int64(3) ||
-		!strings.HasPrefix(discarded[0].Reason, "discarded: sent with a token the page did not confirm (next is 4), ") {
-		t.Errorf("discarded %+v", discarded)
+	if len(discarded) == 0 || len(discarded) > overlapAhead {
+		t.Fatalf("%d discarded, want 1 to %d: %+v", len(discarded), overlapAhead, discarded)
+	}
+	for i, ev := range discarded {
+		if ev.TokenBefore != int64(3+3*i) || !strings.HasPrefix(ev.Reason, "discarded: sent with a token the page did not confirm (next is 4), ") {
+			t.Errorf("discarded %d: %+v", i, ev)
+		}
 	}
 }

@@ -58,6 +58,10 @@ type slot struct {
 	err    error
 	cancel context.CancelFunc
 	done   chan struct{}
+	// last and guess, from a fetcher (see fetch): last says it stopped after this page;
+	// otherwise guess is the token of the page it sent next.
+	last  bool
+	guess any
 }
 
 // readAhead reads the stream with up to n pages in flight, starting at token.
@@ -73,7 +77,7 @@ func (r *reader) readAhead(ctx context.Context, token any, n int) (err error) {
 	next, first, launched := token, true, 0
 	for {
 		for len(queue) < n && (r.o.MaxPages == 0 || launched < r.o.MaxPages) {
-			queue = append(queue, r.launch(ctx, next, first, "", true))
+			queue = append(queue, r.launchAsync(ctx, next, first, "", nil))
 			launched++
 			next, first = r.predict(next), false
 		}
@@ -97,37 +101,42 @@ func (r *reader) readAhead(ctx context.Context, token any, n int) (err error) {
 	}
 }
 
-// launch builds the request for token and sends it: in its own goroutine when async is set,
-// or before it returns. prevURL is the URL of the page before (see paginate.Inject).
-func (r *reader) launch(ctx context.Context, token any, first bool, prevURL string, async bool) *slot {
+// launchAsync builds the request for token and starts sending it. The request is built
+// before it returns, so that requests are built in the order they are launched. prevURL is
+// the URL of the page before (see paginate.Inject); buf, when set, is memory the body may be
+// read into.
+func (r *reader) launchAsync(ctx context.Context, token any, first bool, prevURL string, buf []byte) *slot {
 	s := &slot{token: token, first: first, done: make(chan struct{})}
-	req, err := r.build(ctx, token, first, prevURL)
-	if err != nil {
-		// Reported in order, when the read gets to this page.
-		s.err = err
+	if !r.prepare(ctx, s, prevURL, buf) {
 		close(s.done)
-		return s
-	}
-	req.Handler = r.handler
-	if !r.want.Body && r.o.Prefetch <= 1 {
-		// Without a `response` for templates to read, nothing refers to a page's body
-		// once the page is handled (records are copied out when they are emitted), so
-		// a page can be read into the memory of one already handled (see read).
-		req.Buffer = r.buf
-	}
-	s.req = req
-	if !async {
-		defer close(s.done)
-		s.resp, s.err = r.send(ctx, req)
 		return s
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
 	go func() {
 		defer close(s.done)
-		s.resp, s.err = r.send(sctx, req)
+		s.resp, s.err = r.send(sctx, s.req)
 	}()
 	return s
+}
+
+// prepare builds the request of s, or sets s.err (reported in order, when the read gets to
+// the page).
+func (r *reader) prepare(ctx context.Context, s *slot, prevURL string, buf []byte) bool {
+	req, err := r.build(ctx, s.token, s.first, prevURL)
+	if err != nil {
+		s.err = err
+		return false
+	}
+	req.Handler = r.handler
+	if !r.want.Body {
+		// Without a `response` for templates to read, nothing refers to a page's body
+		// once the page is handled (records are copied out when they are emitted), so
+		// a page can be read into the memory of one already handled.
+		req.Buffer = buf
+	}
+	s.req = req
+	return true
 }
 
 // discard cancels the pages still in flight, waits for them, and reports each one to the

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"connector/pkg/auth"
 	"connector/pkg/extract"
@@ -139,10 +140,12 @@ type reader struct {
 	handler *httpx.Handler
 	// buf is the memory the next page's body is read into (see httpx.Request.Buffer) when
 	// nothing of a page outlives its handling; batch gathers a page's records to emit.
-	buf   []byte
+	spare chan []byte
 	batch [][]byte
 	// overlap: the next request may go out while a page is handled (see ahead).
 	overlap bool
+	// literalPath is the field path once rendered, when no segment is a template.
+	literalPath []string
 }
 
 func (r *reader) read(ctx context.Context) error {
@@ -167,39 +170,7 @@ func (r *reader) read(ctx context.Context) error {
 			r.o.Warn(fmt.Sprintf("%s: --prefetch %d ignored, reading one page at a time: %s", r.s.Name, n, why))
 		}
 	}
-	r.overlap = r.o.Overlap && r.overlaps()
-	cur := r.launch(ctx, token, true, "", false)
-	for {
-		<-cur.done
-		r.page = r.res.Pages + 1
-		if cur.err != nil {
-			return cur.err
-		}
-		ahead := r.ahead(ctx, cur)
-		next, stop, err := r.handle(cur.req, cur.resp, cur.token, cur.first)
-		if err != nil || stop {
-			why := "sent before its page was known to be the last"
-			if err != nil {
-				why = "sent before the page before it failed"
-			}
-			r.discard([]*slot{ahead}, why)
-			return err
-		}
-		if ahead != nil && ahead.token != next {
-			r.discard([]*slot{ahead}, fmt.Sprintf("sent with a token the page did not confirm (next is %s)", template.ToString(next)))
-			ahead = nil
-		}
-		if !r.want.Body {
-			r.buf = cur.resp.Body
-		}
-		if ahead == nil {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			ahead = r.launch(ctx, next, false, cur.req.URL, false)
-		}
-		cur = ahead
-	}
+	return r.readPages(ctx, token)
 }
 
 // handle extracts, emits and reports the page that answered req (sent with token), and
@@ -424,6 +395,9 @@ func (r *reader) fieldPath(token any, first bool) []string {
 	if len(segs) == 0 {
 		return nil
 	}
+	if r.literalPath != nil {
+		return r.literalPath
+	}
 	vars := map[string]any{
 		"config": r.o.Config, "parameters": nonNil(r.s.Selector.Parameters),
 		"stream_slice": map[string]any{}, "stream_partition": map[string]any{},
@@ -437,6 +411,9 @@ func (r *reader) fieldPath(token any, first bool) []string {
 			s = t.Source()
 		}
 		out[i] = s
+	}
+	if !slices.ContainsFunc(segs, func(t *template.Template) bool { return !t.IsLiteral() }) {
+		r.literalPath = out // the same for every page
 	}
 	return out
 }
