@@ -17,11 +17,12 @@ import (
 // request goes out at once, while the read loop validates, emits and decides on the pages
 // in order (handle). Only requests the read would send anyway go out early: after a short
 // page, at a limit, or on a page the count cannot be sure of, the fetcher stops, and the
-// read loop starts the next one from its own decision. Without Overlap every page is such a
-// stretch of one: each request waits for the decision on the page before. When a page fails (not
-// JSON) or its decision differs from the count's (an object with the records key twice:
-// Count reads the first list, Parse both), the requests sent beyond it are cancelled and
-// reported as discarded, like prefetched pages, and the read goes on from the right token.
+// read loop starts the next one from its own decision. (Without Overlap every page is such
+// a stretch of one: each request waits for the decision on the page before.) When a page
+// fails (not JSON) or its decision differs from the count's (an object with the records key
+// twice: Count reads the first list, Parse both), the requests sent beyond it are cancelled
+// and reported as discarded, like prefetched pages, and the read goes on from the right
+// token.
 
 // overlapAhead is how many requests a fetcher may have sent beyond the page the read loop
 // handles: the page counted and waiting to be handed over, and the one after it in flight.
