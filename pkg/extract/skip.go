@@ -66,16 +66,18 @@ func skip(d []byte, i int) (end int, spaced, ok bool) {
 			}
 			if key {
 				key = false
-				if i < n && isSpace[d[i]] {
-					spaced = true
+				if i < n && d[i] == ':' {
+					i++ // the usual compact "key":
+				} else {
 					for i < n && isSpace[d[i]] {
+						spaced = true
 						i++
 					}
+					if i >= n || d[i] != ':' {
+						return 0, false, false
+					}
+					i++
 				}
-				if i >= n || d[i] != ':' {
-					return 0, false, false
-				}
-				i++
 				if i < n && isSpace[d[i]] {
 					spaced = true
 					for i < n && isSpace[d[i]] {
@@ -146,16 +148,20 @@ func skip(d []byte, i int) (end int, spaced, ok bool) {
 			if depth == 0 {
 				return i, spaced, true
 			}
-			if i < n && isSpace[d[i]] {
-				spaced = true
-				for i < n && isSpace[d[i]] {
-					i++
-				}
-			}
 			if i >= n {
 				return 0, false, false
 			}
 			c := d[i]
+			if isSpace[c] {
+				spaced = true
+				for i < n && isSpace[d[i]] {
+					i++
+				}
+				if i >= n {
+					return 0, false, false
+				}
+				c = d[i]
+			}
 			i++
 			inObject := stack&(1<<(depth-1)) != 0
 			if c == ',' {
@@ -216,19 +222,14 @@ func skipNumber(d []byte, i int) int {
 	case c == '0':
 		i++
 	case c >= '1' && c <= '9':
-		i++
-		for i < n && d[i]-'0' < 10 {
-			i++
-		}
+		i = digits(d, i+1)
 	default:
 		return -1
 	}
 	if i < n && d[i] == '.' {
 		i++
 		start := i
-		for i < n && d[i]-'0' < 10 {
-			i++
-		}
+		i = digits(d, i)
 		if i == start {
 			return -1
 		}
@@ -248,3 +249,24 @@ func skipNumber(d []byte, i int) int {
 	}
 	return i
 }
+
+// digits returns the index of the first byte at or after i that is not a decimal digit,
+// looking at eight bytes at a time.
+func digits(d []byte, i int) int {
+	for i+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[i:])
+		// A lane is a digit when its high nibble is 3 and adding 6 keeps it 3 (0x30-0x39).
+		// A carry out of a lane only reaches lanes above the first non-digit.
+		bad := (w&lanesF0 ^ lanes01*0x30) | ((w+lanes01*0x06)&lanesF0 ^ lanes01*0x30)
+		if bad != 0 {
+			return i + bits.TrailingZeros64(bad)>>3
+		}
+		i += 8
+	}
+	for i < len(d) && d[i]-'0' < 10 {
+		i++
+	}
+	return i
+}
+
+const lanesF0 = 0xF0F0F0F0F0F0F0F0
