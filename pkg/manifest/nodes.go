@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"gopkg.in/yaml.v3"
+
+	"connector/pkg/typo"
 )
 
 // kindName names the YAML type of n for messages: "a string", "a mapping", ...
@@ -110,7 +112,7 @@ func toValue(n *yaml.Node) any {
 func suggest(s string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
-		d := editDistance(s, c)
+		d := typo.Distance(s, c)
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
@@ -127,28 +129,4 @@ func closeEnough(s string) int {
 		return n
 	}
 	return 2
-}
-
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

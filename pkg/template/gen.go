@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"connector/pkg/typo"
 )
 
 // scope maps local variable names to frame slots; a for loop opens one.
@@ -537,7 +539,7 @@ func suggest(name string, candidates []string) string {
 		if c == name || strings.HasPrefix(c, "_") && !strings.HasPrefix(name, "_") {
 			continue
 		}
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		d := typo.Distance(strings.ToLower(name), strings.ToLower(c))
 		if d < bestD || d == bestD && c < best {
 			best, bestD = c, d
 		}
@@ -547,30 +549,4 @@ func suggest(name string, candidates []string) string {
 		return ""
 	}
 	return "did you mean `" + best + "`?"
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	rows := make([][]int, len(ra)+1)
-	for i := range rows {
-		rows[i] = make([]int, len(rb)+1)
-		rows[i][0] = i
-	}
-	for j := range rows[0] {
-		rows[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d := min(rows[i-1][j]+1, rows[i][j-1]+1, rows[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d = min(d, rows[i-2][j-2]+1)
-			}
-			rows[i][j] = d
-		}
-	}
-	return rows[len(ra)][len(rb)]
 }

@@ -6,7 +6,6 @@ package values
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 	"gopkg.in/yaml.v3"
 
 	"connector/pkg/diag"
@@ -38,8 +33,6 @@ type Values struct {
 	// overridden are the paths set with --set (never written back to the file).
 	overridden map[string]bool
 }
-
-var printer = message.NewPrinter(language.English)
 
 // Load reads testing values from path, or from stdin when path is "-".
 func Load(path string, stdin io.Reader) (*Values, error) {
@@ -261,65 +254,44 @@ func (v *Values) Get(path []string) (any, bool) {
 	return cur, true
 }
 
-// Validate checks the values against a connection specification (a JSON schema). Every
-// problem is reported, naming the key, at the key's position in the file when it is there.
+// Validate checks the values against a connection specification (a JSON schema, draft-07).
+// Every problem is reported, naming the key, at the key's position in the file when it is
+// there. A specification that is not a valid JSON schema is a plain error.
 func (v *Values) Validate(spec map[string]any) error {
 	if spec == nil {
 		return nil
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft7)
-	if err := c.AddResource("connection_specification.json", toJSON(spec)); err != nil {
-		return fmt.Errorf("spec.connection_specification: %w", err)
-	}
-	sch, err := c.Compile("connection_specification.json")
+	sch, err := compileSchema(spec)
 	if err != nil {
 		return fmt.Errorf("spec.connection_specification is not a valid JSON schema: %w", err)
 	}
-	err = sch.Validate(toJSON(v.Map))
-	if err == nil {
+	failures := sch.validate(v.Map)
+	if len(failures) == 0 {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err
+	list := make(diag.List, 0, len(failures))
+	for _, f := range failures {
+		list.Add(v.diagnose(f))
 	}
-	var list diag.List
-	v.collect(ve, &list)
 	list.Sort()
-	if len(list) == 0 {
-		return err
-	}
 	return list
 }
 
-func (v *Values) collect(ve *jsonschema.ValidationError, list *diag.List) {
-	if len(ve.Causes) > 0 {
-		for _, c := range ve.Causes {
-			v.collect(c, list)
+// diagnose turns a failure into a diagnostic at the position of the value (or, for a key
+// that is missing, of the object that lacks it; for an unexpected key, of that key).
+func (v *Values) diagnose(f failure) diag.Diagnostic {
+	d := v.diagAt(f.path)
+	if f.key != "" {
+		if n := v.node(child(f.path, f.key)); n != nil {
+			d.Line, d.Column = n.Line, n.Column
 		}
-		return
 	}
-	loc := ve.InstanceLocation
-	msg := ve.ErrorKind.LocalizedString(printer)
-	key := strings.Join(loc, ".")
-	if req, ok := ve.ErrorKind.(*kind.Required); ok {
-		for _, missing := range req.Missing {
-			full := append(append([]string{}, loc...), missing)
-			d := v.diagAt(loc)
-			d.Message = fmt.Sprintf("missing required testing value %q", strings.Join(full, "."))
-			d.Hint = fmt.Sprintf("add `%s: …` to the testing values, or pass --set %s=…", missing, strings.Join(full, "."))
-			list.Add(d)
-		}
-		return
+	d.Message = f.String()
+	d.Hint = f.hint
+	if f.missing != "" {
+		d.Hint = fmt.Sprintf("add `%s: …` to the testing values, or pass --set %s=…", f.missing, strings.Join(child(f.path, f.missing), "."))
 	}
-	d := v.diagAt(loc)
-	if key == "" {
-		d.Message = "testing values: " + msg
-	} else {
-		d.Message = fmt.Sprintf("testing value %q: %s", key, msg)
-	}
-	list.Add(d)
+	return d
 }
 
 func (v *Values) diagAt(path []string) diag.Diagnostic {
@@ -364,32 +336,6 @@ func (v *Values) node(path []string) *yaml.Node {
 		}
 	}
 	return n
-}
-
-// toJSON converts plain values to what the JSON schema validator expects (numbers as
-// json.Number).
-func toJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = toJSON(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = toJSON(e)
-		}
-		return l
-	case int:
-		return json.Number(strconv.Itoa(x))
-	case int64:
-		return json.Number(strconv.FormatInt(x, 10))
-	case float64:
-		return json.Number(strconv.FormatFloat(x, 'g', -1, 64))
-	}
-	return v
 }
 
 // Secrets returns the testing values whose property in the specification is marked
