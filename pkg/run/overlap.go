@@ -56,7 +56,7 @@ func (r *reader) fetch(ctx context.Context, token any, first bool, prevURL strin
 	f := &fetcher{out: make(chan *slot), cancel: cancel}
 	go func() {
 		defer close(f.out)
-		s := r.launchAsync(fctx, token, first, prevURL, r.spareBuffer())
+		s := r.launch(fctx, token, first, prevURL, r.spareBuffer())
 		for s != nil {
 			<-s.done
 			pages++
@@ -64,7 +64,7 @@ func (r *reader) fetch(ctx context.Context, token any, first bool, prevURL strin
 			s.last, s.guess = !ok, next
 			var after *slot
 			if ok && fctx.Err() == nil {
-				after = r.launchAsync(fctx, next, false, s.req.URL, r.spareBuffer())
+				after = r.launch(fctx, next, false, s.req.URL, r.spareBuffer())
 			}
 			f.out <- s
 			s, records = after, records+n

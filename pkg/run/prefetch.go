@@ -77,7 +77,7 @@ func (r *reader) readAhead(ctx context.Context, token any, n int) (err error) {
 	next, first, launched := token, true, 0
 	for {
 		for len(queue) < n && (r.o.MaxPages == 0 || launched < r.o.MaxPages) {
-			queue = append(queue, r.launchAsync(ctx, next, first, "", nil))
+			queue = append(queue, r.launch(ctx, next, first, "", nil))
 			launched++
 			next, first = r.predict(next), false
 		}
@@ -101,11 +101,11 @@ func (r *reader) readAhead(ctx context.Context, token any, n int) (err error) {
 	}
 }
 
-// launchAsync builds the request for token and starts sending it. The request is built
+// launch builds the request for token and starts sending it. The request is built
 // before it returns, so that requests are built in the order they are launched. prevURL is
 // the URL of the page before (see paginate.Inject); buf, when set, is memory the body may be
 // read into.
-func (r *reader) launchAsync(ctx context.Context, token any, first bool, prevURL string, buf []byte) *slot {
+func (r *reader) launch(ctx context.Context, token any, first bool, prevURL string, buf []byte) *slot {
 	s := &slot{token: token, first: first, done: make(chan struct{})}
 	if !r.prepare(ctx, s, prevURL, buf) {
 		close(s.done)
@@ -143,9 +143,6 @@ func (r *reader) prepare(ctx context.Context, s *slot, prevURL string, buf []byt
 // observer with the reason it was not used.
 func (r *reader) discard(queue []*slot, why string) {
 	for i, s := range queue {
-		if s == nil {
-			continue
-		}
 		if s.cancel != nil {
 			s.cancel()
 		}

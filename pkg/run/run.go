@@ -84,7 +84,7 @@ type Options struct {
 	// cannot apply.
 	Warn func(text string)
 	// Overlap lets the next request of an offset or page-number pagination go out as soon
-	// as a page's records are counted, while the page is validated and emitted (see ahead).
+	// as a page's records are counted, while the page is validated and emitted (see fetch).
 	// The requests are the same; only their timing changes. Left off, each request waits
 	// for the decision on the page before it, so that a trace tells its events in order.
 	Overlap bool
@@ -138,11 +138,12 @@ type reader struct {
 	page int
 	// handler is the stream's error handler, set on every data request.
 	handler *httpx.Handler
-	// buf is the memory the next page's body is read into (see httpx.Request.Buffer) when
-	// nothing of a page outlives its handling; batch gathers a page's records to emit.
+	// spare holds the bodies of pages already handled, for a fetcher to read the next page
+	// into (see httpx.Request.Buffer) when nothing of a page outlives its handling; batch
+	// gathers a page's records to emit.
 	spare chan []byte
 	batch [][]byte
-	// overlap: the next request may go out while a page is handled (see ahead).
+	// overlap: the next request may go out while a page is handled (see fetch).
 	overlap bool
 	// literalPath is the field path once rendered, when no segment is a template.
 	literalPath []string
