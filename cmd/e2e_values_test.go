@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,5 +249,29 @@ func TestE2EInvalidTestingValues(t *testing.T) {
 				t.Errorf("the API received %d requests, want %d", got, wantRequests)
 			}
 		})
+	}
+}
+
+// A connection specification that is not a valid JSON schema names the definition file and
+// the broken keyword, before any request.
+func TestBrokenConnectionSpecificationNamesTheDefinition(t *testing.T) {
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `[]`) })
+	def := writeFile(t, "def.yaml", `version: 6.5.0
+streams:
+  - name: items
+    retriever:
+      requester: {url_base: "`+api.URL+`", path: /items}
+      record_selector: {extractor: {field_path: []}}
+spec:
+  connection_specification:
+    type: object
+    properties:
+      port: {type: integer, minimum: one}
+`)
+	vals := writeFile(t, "values.yaml", "port: 3\n")
+	res := runCLI(t, "", "read", def, "--testing-values", vals)
+	want := "error: " + def + `: spec.connection_specification is not a valid JSON schema: properties/port/minimum: must be a number, got the string "one" (correct the schema in the definition)` + "\n"
+	if res.Code != 3 || res.Stderr != want || len(api.requests()) != 0 {
+		t.Errorf("exit %d, stderr %q, want %q; %d requests", res.Code, res.Stderr, want, len(api.requests()))
 	}
 }

@@ -102,7 +102,7 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 			fmt.Fprintf(s.Err, "%s: the testing values do not match spec.connection_specification of %s\n", vals.File, defPath)
 			return nil, &silentError{code: exitInvalid}
 		}
-		return nil, &invalidError{err}
+		return nil, &invalidError{fmt.Errorf("%s: %w (correct the schema in the definition)", defPath, err)}
 	}
 	if err := manifest.CheckGrantType(def, vals.Map); err != nil {
 		return nil, &invalidError{err}
