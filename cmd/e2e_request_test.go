@@ -167,7 +167,7 @@ func TestE2EOptionConflicts(t *testing.T) {
 url_base: "{{ config['base_url'] }}"
 path: /items
 request_parameters:
-  api_key: abc
+  api_key: "{{ config['key'] }}"
 authenticator:
   type: ApiKeyAuthenticator
   api_token: "{{ config['key'] }}"
@@ -181,7 +181,7 @@ authenticator:
 url_base: "{{ config['base_url'] }}"
 path: /items
 request_headers:
-  Authorization: Bearer other
+  Authorization: "Bearer {{ config['key'] }}"
 authenticator:
   type: BearerAuthenticator
   api_token: "{{ config['key'] }}"`,

@@ -101,7 +101,6 @@ func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
 			return nil, err
 		}
 		env.Redactor.Add(user, pass)
-		env.Redactor.AddBasic(user, pass)
 		return basic{user: user, pass: pass}, nil
 	case manifest.BearerAuth:
 		tok, err := render(a.APIToken, "api_token")

@@ -88,7 +88,7 @@ func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenti
 		}
 	}
 	if d.RefreshRequestHeaders != nil {
-		obj, err := renderObject(d.RefreshRequestHeaders, vars)
+		obj, err := renderObject(d.RefreshRequestHeaders, request.NewScope(vars, env.Redactor))
 		if err != nil {
 			return nil, fmt.Errorf("%s.refresh_request_headers: %w", a.Type, err)
 		}
@@ -106,7 +106,7 @@ func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenti
 		}
 	}
 	if d.RefreshRequestBody != nil {
-		if o.body, err = renderObject(d.RefreshRequestBody, vars); err != nil {
+		if o.body, err = renderObject(d.RefreshRequestBody, request.NewScope(vars, env.Redactor)); err != nil {
 			return nil, fmt.Errorf("%s.refresh_request_body: %w", a.Type, err)
 		}
 		for _, k := range o.body.Keys() {
@@ -384,8 +384,8 @@ func parseStoredExpiry(s, format string) (time.Time, error) {
 }
 
 // renderObject renders a mapping tree (refresh_request_headers or _body).
-func renderObject(t *manifest.Tree, vars map[string]any) (*request.Object, error) {
-	v, err := request.RenderTree(t, vars)
+func renderObject(t *manifest.Tree, scope *request.Scope) (*request.Object, error) {
+	v, err := request.RenderTree(t, scope)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func newSession(a *manifest.Authenticator, env Env, vars map[string]any) (Authen
 		if t == nil {
 			continue
 		}
-		v, err := request.RenderTree(t, lvars)
+		v, err := request.RenderTree(t, request.NewScope(lvars, env.Redactor))
 		if err != nil {
 			return nil, fmt.Errorf("%s.login_requester: %w", a.Type, err)
 		}
@@ -111,7 +111,7 @@ func (s *session) Apply(ctx context.Context, b *request.Builder) error {
 	vars["session_token"] = tok
 	value := tok
 	if s.def.Token != nil {
-		v, err := s.def.Token.Render(vars)
+		v, err := request.NewScope(vars, s.env.Redactor).Render(s.def.Token)
 		if err != nil {
 			return fmt.Errorf("%s.request_authentication.api_token: %w", manifest.SessionAuth, err)
 		}
@@ -134,7 +134,7 @@ func (s *session) expired(now time.Time) bool {
 
 // fetch sends the login request and keeps the token. s.mu is held.
 func (s *session) fetch(ctx context.Context) error {
-	b, err := request.FromRequester("login", s.def.Login, s.loginVars())
+	b, err := request.FromRequester("login", s.def.Login, request.NewScope(s.loginVars(), s.env.Redactor))
 	if err != nil {
 		return fmt.Errorf("session login request: %w", err)
 	}

@@ -38,6 +38,9 @@ type Request struct {
 	Body   []byte
 	// Handler is the requester's error handler; nil is the default behaviour.
 	Handler *Handler
+	// Secret names the headers an authenticator filled (canonical names): they are masked
+	// whole wherever the request is reported.
+	Secret map[string]bool
 	// Buffer, when set, is memory the response body is read into if it fits, so that a read
 	// of many pages does not allocate a body per page. The body then shares the buffer's
 	// memory: the caller must be done with any earlier body read into it.
@@ -151,7 +154,26 @@ func (e *NetError) Error() string {
 
 const bodyExcerpt = 200
 
-// Excerpt returns the start of a body as one line, for error messages.
+// excerptWindow is how much of a body is redacted to make an excerpt of it: far more than an
+// excerpt shows (whitespace collapses), without redacting a page of megabytes for one line.
+// A secret cut at the window's end could show in part, so the window's last excerptMargin
+// bytes are dropped after redaction when the body is longer.
+const (
+	excerptWindow = 64 << 10
+	excerptMargin = 4 << 10
+)
+
+// RedactedExcerpt is the start of body, redacted, as one line for an error message.
+func (c *Client) RedactedExcerpt(body []byte) string {
+	if len(body) <= excerptWindow {
+		return Excerpt(c.Redactor.Bytes(body))
+	}
+	red := c.Redactor.Bytes(body[:excerptWindow])
+	return Excerpt(red[:max(len(red)-excerptMargin, 0)])
+}
+
+// Excerpt returns the start of a body as one line, for error messages. The body must be
+// redacted already: quoting or cutting first could hide a secret from the redactor.
 func Excerpt(body []byte) string {
 	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "\ufffd")), " ")
 	if len(s) > bodyExcerpt {
@@ -268,7 +290,7 @@ func (c *Client) result(req *Request, o *outcome, d decision, gaveUp string) (*R
 	}
 	return resp, &StatusError{
 		Method: req.Method, URL: c.Redactor.String(req.URL), Status: resp.Status,
-		Body: Excerpt(c.Redactor.Bytes(resp.Body)), Message: c.Redactor.String(d.message),
+		Body: c.RedactedExcerpt(resp.Body), Message: c.Redactor.String(d.message),
 		FailureType: d.failureType, GaveUp: gaveUp,
 	}
 }
@@ -277,7 +299,7 @@ func (c *Client) exchange(req *Request, attempt int) Exchange {
 	h := http.Header{}
 	for k, vs := range req.Header {
 		for _, v := range vs {
-			h.Add(k, c.Redactor.String(v))
+			h.Add(k, c.Redactor.Header(k, v, req.Secret[k]))
 		}
 	}
 	return Exchange{
@@ -343,7 +365,7 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 			ne.Err += fmt.Sprintf(" (%d %s, %d bytes of the body received)", res.StatusCode, http.StatusText(res.StatusCode), len(data))
 		}
 		if len(data) > 0 {
-			ne.Err += ": " + strconv.Quote(Excerpt(c.Redactor.Bytes(data)))
+			ne.Err += ": " + strconv.Quote(c.RedactedExcerpt(data))
 		}
 		return nil, ne
 	}

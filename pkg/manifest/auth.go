@@ -34,6 +34,10 @@ type credential struct {
 	what       string
 	field      string
 	allowEmpty bool
+	// runtime accepts a value read from anything known only at run time (a response, a
+	// partition), not only the testing values: a request option named like a credential may
+	// carry a token an API returned.
+	runtime bool
 }
 
 func (l *loader) credential(p *pendingTemplate, what, field string, allowEmpty bool) {
@@ -49,7 +53,7 @@ func (l *loader) checkCredentials() {
 			continue
 		}
 		t := *c.p.dst
-		if t != nil && t.Reads("config") {
+		if t != nil && (t.Reads("config") || c.runtime && !t.ReadsOnly("parameters")) {
 			continue
 		}
 		key := c.field
@@ -240,11 +244,6 @@ func (l *loader) session(c *comp) *Session {
 				l.unsupported(ln, rc.path, rc.typ, "login_requester")
 			} else {
 				s.Login = l.requester(rc, authVars, nil, nil)
-				for _, f := range []string{"request_body_json", "request_body_data", "request_parameters", "request_headers"} {
-					if v := rc.get(f); v != nil && v.Kind == yaml.MappingNode {
-						l.secretEntries(v, rc.fieldPath(f))
-					}
-				}
 			}
 		}
 	}

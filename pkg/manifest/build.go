@@ -459,7 +459,96 @@ func (l *loader) optionTree(c *comp, f string, vars []string, place, source stri
 			}
 		}
 	}
+	l.literalCredentials(v, c.fieldPath(f), f, place, vars)
 	return l.tree(v, c.fieldPath(f), f, vars)
+}
+
+// literalCredentials checks, in a request option mapping, the entries whose name says they
+// carry a credential (Authorization, an API key, a token, a secret, a password): the value
+// must come from the testing values, or from something known only at run time (a token an
+// API returned), never from the definition itself (seed rule). Nested JSON body properties
+// are checked too.
+func (l *loader) literalCredentials(m *yaml.Node, path, field, place string, vars []string) {
+	if m.Kind != yaml.MappingNode {
+		return
+	}
+	what := map[string]string{InjectHeader: "header", InjectParameter: "query parameter",
+		InjectBodyData: "form field", InjectBodyJSON: "JSON body property"}[place]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		if v.Kind == yaml.MappingNode && place == InjectBodyJSON {
+			l.literalCredentials(v, join(path, k.Value), field, place, vars)
+			continue
+		}
+		if !credentialName(k.Value) {
+			continue
+		}
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Tag == "!!bool" {
+			continue
+		}
+		var t *template.Template
+		p := l.tmpl(v, join(path, k.Value), field, vars, &t)
+		if p != nil {
+			l.creds = append(l.creds, &credential{p: p, field: configKey(k.Value), allowEmpty: true, runtime: true,
+				what: fmt.Sprintf("the %s `%s`", what, k.Value)})
+		}
+	}
+}
+
+// credentialName reports a request option name that says its value is a credential:
+// Authorization, password, secret, X-Api-Key, api_token, access_token, X-Auth-Token, a bare
+// token or key (Google's `key=`); not page_token, sort_key or max_tokens.
+func credentialName(name string) bool {
+	words := nameWords(name)
+	if len(words) > 0 && words[0] == "x" {
+		words = words[1:]
+	}
+	if len(words) == 1 && (words[0] == "token" || words[0] == "key") {
+		return true
+	}
+	for i, w := range words {
+		switch w {
+		case "authorization", "password", "passwd", "pwd", "secret", "apikey", "apitoken", "accesstoken",
+			"authtoken", "credential", "credentials", "passphrase":
+			return true
+		case "key", "token":
+			if i > 0 {
+				switch words[i-1] {
+				case "api", "access", "auth", "private", "secret", "client", "session", "bearer", "refresh", "id", "app":
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// nameWords splits a name into lower-case words: "X-Api-Key" and "apiKey" → x api key.
+func nameWords(name string) []string {
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range name {
+		if r >= 'A' && r <= 'Z' && (prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9') {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	var out []string
+	for _, w := range wordSplit.Split(strings.ToLower(b.String()), -1) {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// configKey suggests a testing value name for a request option: X-Api-Key → x_api_key.
+func configKey(name string) string {
+	return strings.Trim(wordSplit.ReplaceAllString(strings.ToLower(name), "_"), "_")
 }
 
 // tree converts a request option value; strings (and mapping keys) become templates.

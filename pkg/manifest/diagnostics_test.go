@@ -239,11 +239,72 @@ streams:
 	}
 	want := []string{
 		"12:28 type the login requester of a SessionTokenAuthenticator cannot use OAuthAuthenticator",
-		"15:25 credential-literal the secret `password` is written in the definition; credentials must come from the testing values",
+		"15:25 credential-literal the JSON body property `password` is written in the definition; credentials must come from the testing values",
 		"18:32 type `expiration_duration` must be an ISO 8601 duration or a number of seconds, not `P1X`",
 		"19:98 type `inject_into` must be one of header, request_parameter, not `body_json`",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCredentialName(t *testing.T) {
+	yes := []string{"Authorization", "X-API-KEY", "X-Api-Key", "apiKey", "api_token", "access_token", "X-Auth-Token",
+		"token", "key", "password", "client_secret", "Proxy-Authorization", "X-Token", "sessionToken", "privateKey"}
+	no := []string{"page_token", "next_token", "sort_key", "max_tokens", "token_type", "primary_key", "keys", "Accept", "per_page"}
+	for _, n := range yes {
+		if !credentialName(n) {
+			t.Errorf("credentialName(%q) = false, want true", n)
+		}
+	}
+	for _, n := range no {
+		if credentialName(n) {
+			t.Errorf("credentialName(%q) = true, want false", n)
+		}
+	}
+}
+
+// TestLiteralCredentialInRequestOptions: a request option named like a credential must read
+// the testing values (or a value known only at run time), never carry a literal.
+func TestLiteralCredentialInRequestOptions(t *testing.T) {
+	const head = `version: 6.5.0
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      record_selector: {extractor: {field_path: []}}
+      requester:
+        url_base: https://api.example.com
+        path: /items
+`
+	tests := []struct {
+		name, fields string
+		want         []string
+	}{
+		{"literal api key header", "        request_headers:\n          X-Api-Key: sk_live_literal456\n",
+			[]string{"12:22 credential-literal the header `X-Api-Key` is written in the definition; credentials must come from the testing values (write `{{ config['x_api_key'] }}` and put the value in the testing values)"}},
+		{"literal Authorization", "        request_headers:\n          Authorization: Basic dXNlcjpwdw==\n",
+			[]string{"12:26 credential-literal the header `Authorization` is written in the definition; credentials must come from the testing values (write `{{ config['authorization'] }}` and put the value in the testing values)"}},
+		{"numeric key parameter", "        request_parameters:\n          key: 123456789\n",
+			[]string{"12:16 credential-literal the query parameter `key` is written in the definition; credentials must come from the testing values (write `{{ config['key'] }}` and put the value in the testing values)"}},
+		{"nested JSON body password", "        request_body_json:\n          auth:\n            password: hunter2\n",
+			[]string{"13:23 credential-literal the JSON body property `password` is written in the definition; credentials must come from the testing values (write `{{ config['password'] }}` and put the value in the testing values)"}},
+		{"from parameters only", "        $parameters: {tok: abc123}\n        request_headers:\n          X-Auth-Token: \"{{ parameters.tok }}\"\n",
+			[]string{"13:25 credential-literal the header `X-Auth-Token` is written in the definition; credentials must come from the testing values (write `{{ config['x_auth_token'] }}` and put the value in the testing values)"}},
+		{"from the testing values", "        request_headers:\n          Authorization: \"Bearer {{ config.token }}\"\n          X-Api-Key: \"{{ config['key'] }}\"\n", nil},
+		{"a token the API returned", "        request_parameters:\n          token: \"{{ next_page_token.next_page_token }}\"\n", nil},
+		{"not a credential", "        request_parameters:\n          page_token: abc\n          sort_key: name\n          key_format: x\n", nil},
+		{"empty value", "        request_headers:\n          X-Api-Key: \"\"\n", nil},
+	}
+	for _, tt := range tests {
+		_, diags := Parse("def.yaml", []byte(head+tt.fields))
+		var got []string
+		for _, d := range diags {
+			got = append(got, fmt.Sprintf("%d:%d %s %s (%s)", d.Line, d.Column, d.Code, d.Message, d.Hint))
+		}
+		if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+			t.Errorf("%s:\ngot  %s\nwant %s", tt.name, strings.Join(got, "\n     "), strings.Join(tt.want, "\n     "))
+		}
 	}
 }

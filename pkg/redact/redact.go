@@ -1,17 +1,26 @@
 // Package redact replaces secret values with **** in any text that leaves the process.
 //
 // One Redactor knows every secret of a run: the testing values marked secret, the values that
-// feed credential fields, and the tokens obtained at run time. It also knows their encoded
-// forms (URL query encoding, path encoding, the base64 of Basic credentials), so a secret is
-// caught wherever it travels.
+// feed credential fields, the tokens obtained at run time, and the values templates compute
+// from any of those (see Derive). A secret is masked wherever the text spells it, raw or
+// through one level of the escaping the tool or a server can produce — JSON (`\"`, `\\`,
+// `\/`, `\u0026`), Python and Go string literals (`\'`, `\x26`, `\U0001F600`), URL encoding
+// (`%26`, `+` for a space, either case of hex), HTML entities (`&amp;`, `&#39;`) — in any mix,
+// and through two levels for JSON and URL encoding (a JSON body quoted inside a JSON error).
+// Base64, standard or URL alphabet, padded or not, is caught in two ways: a run of base64
+// text that decodes to something holding a secret (`Basic base64(user:secret)`, whatever the
+// user) is masked whole, and the stretch of base64 that only a secret's bytes determine is
+// masked wherever it stands, at each of the three alignments.
 package redact
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Mask replaces every secret.
@@ -21,86 +30,121 @@ const Mask = "****"
 // would garble every message without protecting anything.
 const minLen = 3
 
+// maxDerived is how many values computed from secrets are remembered (see Derive). A
+// template that signs each request with the time derives a new value per request; the oldest
+// are forgotten, as the requests that carried them have been reported already.
+const maxDerived = 256
+
 // Redactor knows the secrets of one run. The zero value knows none; it is safe for concurrent
 // use.
 type Redactor struct {
-	mu       sync.RWMutex
-	secrets  map[string]bool
-	replacer *strings.Replacer
+	mu      sync.RWMutex
+	secrets []string // raw values, in the order added
+	known   map[string]bool
+	derived []string // values computed from secrets, oldest first
+	idx     *index   // built on first use after a change
 }
 
-// Add registers secret values and their encoded forms.
+// Add registers secret values. Values shorter than three bytes are ignored.
 func (r *Redactor) Add(values ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.secrets == nil {
-		r.secrets = map[string]bool{}
-	}
-	changed := false
 	for _, v := range values {
-		for _, form := range forms(v) {
-			if len(form) >= minLen && !r.secrets[form] {
-				r.secrets[form] = true
-				changed = true
-			}
+		if len(v) < minLen || r.known[v] {
+			continue
 		}
-	}
-	if changed {
-		r.replacer = nil
-	}
-}
-
-// AddBasic registers the base64 form of Basic credentials.
-func (r *Redactor) AddBasic(username, password string) {
-	r.Add(base64.StdEncoding.EncodeToString([]byte(username + ":" + password)))
-}
-
-func forms(v string) []string {
-	return []string{
-		v,
-		url.QueryEscape(v),
-		url.PathEscape(v),
-		base64.StdEncoding.EncodeToString([]byte(v)),
-		base64.URLEncoding.EncodeToString([]byte(v)),
+		if r.known == nil {
+			r.known = map[string]bool{}
+		}
+		r.known[v] = true
+		r.secrets = append(r.secrets, v)
+		r.idx = nil
 	}
 }
 
-// String returns s with every known secret replaced by Mask. Longer secrets are replaced
-// first, so a secret that contains another is masked whole.
-func (r *Redactor) String(s string) string {
+// Derive registers the part of real that depends on a secret, given shadow: the same
+// computation (a template) run with every secret replaced by a different value (see Shadow).
+// Where the two agree, real does not depend on a secret; the stretch where they differ,
+// widened to the whole word of letters, digits and base64 punctuation around it, is a secret
+// from now on. Identical strings register nothing.
+func (r *Redactor) Derive(real, shadow string) {
+	if real == shadow || real == "" {
+		return
+	}
+	p := 0
+	for p < len(real) && p < len(shadow) && real[p] == shadow[p] {
+		p++
+	}
+	q := 0
+	for q < len(real)-p && q < len(shadow)-p && real[len(real)-1-q] == shadow[len(shadow)-1-q] {
+		q++
+	}
+	start, end := p, len(real)-q
+	// '+' and '/' belong to the word when the difference has them (base64), not when they
+	// only separate it from the rest (a path, a query).
+	b64 := strings.ContainsAny(real[start:end], "+/")
+	for start > 0 && wordByte(real[start-1], b64) {
+		start--
+	}
+	for end < len(real) && wordByte(real[end], b64) {
+		end++
+	}
+	v := real[start:end]
+	if len(v) < minLen {
+		v = real
+	}
+	if len(v) < minLen {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.known[v] || slices.Contains(r.derived, v) {
+		return
+	}
+	if len(r.derived) == maxDerived {
+		r.derived = append(r.derived[:0], r.derived[1:]...)
+	}
+	r.derived = append(r.derived, v)
+	r.idx = nil
+}
+
+// wordByte is a byte that belongs to the same token as its neighbours in a credential:
+// letters, digits, '=', '-' and '_', and with b64 also '+' and '/'.
+func wordByte(c byte, b64 bool) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '=' || c == '-' || c == '_' || b64 && (c == '+' || c == '/')
+}
+
+// Len is the number of secrets known, derived ones included.
+func (r *Redactor) Len() int {
 	if r == nil {
-		return s
+		return 0
 	}
 	r.mu.RLock()
-	rep := r.replacer
-	n := len(r.secrets)
-	r.mu.RUnlock()
-	if n == 0 {
+	defer r.mu.RUnlock()
+	return len(r.secrets) + len(r.derived)
+}
+
+// String returns s with every known secret masked.
+func (r *Redactor) String(s string) string {
+	ix := r.index()
+	if ix == nil || len(s) < minLen {
 		return s
 	}
-	if rep == nil {
-		r.mu.Lock()
-		if r.replacer == nil {
-			keys := make([]string, 0, len(r.secrets))
-			for k := range r.secrets {
-				keys = append(keys, k)
-			}
-			sort.Slice(keys, func(i, j int) bool {
-				if len(keys[i]) != len(keys[j]) {
-					return len(keys[i]) > len(keys[j])
-				}
-				return keys[i] < keys[j]
-			})
-			pairs := make([]string, 0, 2*len(keys))
-			for _, k := range keys {
-				pairs = append(pairs, k, Mask)
-			}
-			r.replacer = strings.NewReplacer(pairs...)
-		}
-		rep = r.replacer
-		r.mu.Unlock()
+	spans := ix.find(s)
+	if len(spans) == 0 {
+		return s
 	}
-	return rep.Replace(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.start])
+		b.WriteString(Mask)
+		last = sp.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // Bytes is String for a byte slice.
@@ -108,9 +152,572 @@ func (r *Redactor) Bytes(b []byte) []byte {
 	return []byte(r.String(string(b)))
 }
 
-// Len is the number of distinct secret forms known.
-func (r *Redactor) Len() int {
+// Contains reports whether s spells a known secret in any form String masks.
+func (r *Redactor) Contains(s string) bool {
+	ix := r.index()
+	return ix != nil && len(ix.find(s)) > 0
+}
+
+// Header returns the value of a header as it may be printed. The credential headers
+// (Authorization, Proxy-Authorization, Cookie, Set-Cookie) are masked whatever fills them,
+// keeping only an Authorization scheme ("Bearer ****"); so is a header that sensitive says an
+// authenticator filled, and one whose value holds a secret.
+func (r *Redactor) Header(name, value string, sensitive bool) string {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization":
+		if scheme, rest, ok := strings.Cut(strings.TrimSpace(value), " "); ok && rest != "" && isToken(scheme) {
+			return scheme + " " + Mask
+		}
+		return Mask
+	case "cookie", "set-cookie":
+		return Mask
+	}
+	if sensitive && value != "" || r.Contains(value) {
+		return Mask
+	}
+	return value
+}
+
+// isToken reports an HTTP authentication scheme name (Basic, Bearer, Token, Digest, …).
+func isToken(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Shadow returns a copy of v (the testing values, or any value built from them) in which
+// every string that is a known secret is replaced by a different string of the same shape:
+// letters rotated by 13, digits by 5, anything else turned into 'x'. Running a template with
+// Shadow's copy and comparing with the real result tells what the result owes to secrets
+// (see Derive). Values that hold no secret are shared, not copied; changed reports whether
+// anything was replaced.
+func (r *Redactor) Shadow(v any) (out any, changed bool) {
+	if r == nil {
+		return v, false
+	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return len(r.secrets)
+	if len(r.known) == 0 {
+		return v, false
+	}
+	return shadow(v, r.known)
+}
+
+func shadow(v any, known map[string]bool) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		if known[x] {
+			return perturb(x), true
+		}
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if s, ok := shadow(e, known); ok {
+				if out == nil {
+					out = make(map[string]any, len(x))
+					for k2, e2 := range x {
+						out[k2] = e2
+					}
+				}
+				out[k] = s
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if s, ok := shadow(e, known); ok {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = s
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
+}
+
+// Perturb is the stand-in Shadow puts in place of a secret.
+func Perturb(s string) string { return perturb(s) }
+
+func perturb(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = 'a' + (c-'a'+13)%26
+		case c >= 'A' && c <= 'Z':
+			b[i] = 'A' + (c-'A'+13)%26
+		case c >= '0' && c <= '9':
+			b[i] = '0' + (c-'0'+5)%10
+		default:
+			b[i] = 'x'
+		}
+	}
+	return string(b)
+}
+
+// index is what String searches for, built once per change of the secrets.
+type index struct {
+	// patterns are spelled with at most one more level of escaping in the text (see match):
+	// each secret raw, JSON-escaped and URL-encoded, and the base64 stretches its bytes alone
+	// determine.
+	patterns []string
+	// first lists, for each byte, the patterns a match can start with at that byte.
+	first [256][]int32
+}
+
+func (r *Redactor) index() *index {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	ix, n := r.idx, len(r.secrets)+len(r.derived)
+	r.mu.RUnlock()
+	if ix != nil || n == 0 {
+		return ix
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.idx == nil {
+		r.idx = build(append(slices.Clone(r.secrets), r.derived...))
+	}
+	return r.idx
+}
+
+func build(secrets []string) *index {
+	ix := &index{}
+	seen := map[string]bool{}
+	add := func(p string) {
+		if len(p) >= minLen && !seen[p] {
+			seen[p] = true
+			ix.patterns = append(ix.patterns, p)
+		}
+	}
+	for _, s := range secrets {
+		add(s)
+		add(jsonEscape(s))
+		add(url.QueryEscape(s))
+		add(url.PathEscape(s))
+		for _, core := range base64Cores(s) {
+			add(core)
+		}
+	}
+	// A pattern can start where the text has its first byte, or an escape of it.
+	for i, p := range ix.patterns {
+		ix.first[p[0]] = append(ix.first[p[0]], int32(i))
+		for _, c := range []byte{'\\', '%', '&', '+'} {
+			if c != p[0] {
+				ix.first[c] = append(ix.first[c], int32(i))
+			}
+		}
+	}
+	return ix
+}
+
+// jsonEscape is the inside of s as a JSON string, without HTML escaping.
+func jsonEscape(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) != nil {
+		return s
+	}
+	out := strings.TrimSuffix(b.String(), "\n")
+	return out[1 : len(out)-1]
+}
+
+// base64Cores are the stretches of base64 text that depend on the bytes of s alone, for each
+// of the three positions s can start at relative to a base64 group, in both alphabets. Any
+// base64 of a text that contains s contains one of them.
+func base64Cores(s string) []string {
+	if len(s) < 4 {
+		return nil
+	}
+	var out []string
+	for off := range 3 {
+		plain := make([]byte, off+len(s))
+		copy(plain[off:], s)
+		from := (8*off + 5) / 6      // first character whose bits all come from s
+		to := 8 * (off + len(s)) / 6 // one past the last such character
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			text := enc.EncodeToString(plain)
+			if to-from >= 4 && to <= len(text) {
+				out = append(out, text[from:to])
+			}
+		}
+	}
+	return out
+}
+
+// span is a stretch of text to mask.
+type span struct{ start, end int }
+
+// find returns the stretches of s that spell a secret, sorted and merged.
+func (ix *index) find(s string) []span {
+	var spans []span
+	var scratch []uint64
+	for i := 0; i < len(s); i++ {
+		cands := ix.first[s[i]]
+		best := -1
+		for _, pi := range cands {
+			if e := match(s, i, ix.patterns[pi], &scratch); e > best {
+				best = e
+			}
+		}
+		if best > i {
+			spans = append(spans, span{i, best})
+		}
+	}
+	spans = append(spans, ix.base64Runs(s)...)
+	if len(spans) == 0 {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	merged := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &merged[len(merged)-1]
+		if sp.start <= last.end {
+			last.end = max(last.end, sp.end)
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	return merged
+}
+
+// base64Runs finds runs of base64 text (at least 8 characters) that decode, in either
+// alphabet, to bytes spelling a secret.
+func (ix *index) base64Runs(s string) []span {
+	var out []span
+	for i := 0; i < len(s); {
+		if !b64Byte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && b64Byte(s[j]) {
+			j++
+		}
+		end := j
+		for end < len(s) && end-j < 2 && s[end] == '=' {
+			end++
+		}
+		if j-i >= 8 && ix.decodesToSecret(s[i:j]) {
+			out = append(out, span{i, end})
+		}
+		i = end
+	}
+	return out
+}
+
+func b64Byte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '+' || c == '/' || c == '-' || c == '_'
+}
+
+func (ix *index) decodesToSecret(run string) bool {
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		// Trailing bits that do not make a byte are dropped, as decoders do.
+		n := len(run) - len(run)%4
+		if len(run)%4 > 1 {
+			n = len(run)
+		}
+		dec, err := enc.DecodeString(run[:n])
+		if err != nil {
+			continue
+		}
+		if ix.spells(string(dec)) {
+			return true
+		}
+	}
+	return false
+}
+
+// spells reports whether text spells a secret anywhere (base64 aside).
+func (ix *index) spells(text string) bool {
+	var scratch []uint64
+	for i := 0; i < len(text); i++ {
+		for _, pi := range ix.first[text[i]] {
+			if match(text, i, ix.patterns[pi], &scratch) > i {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// match returns the end of the longest stretch of text from i that spells p, reading each
+// piece of the text either as itself or as one escape sequence of p's next bytes; -1 if none.
+// Both readings apply only where p has a byte that also starts an escape (\\ % & +); the
+// search then remembers the states it has been in, so that it stays polynomial on hostile
+// text.
+// scratch, when not nil, is memory the search may reuse.
+func match(text string, i int, p string, scratch *[]uint64) int {
+	if strings.HasPrefix(text[i:], p) {
+		return i + len(p)
+	}
+	m := matcher{text: text, p: p, start: i, scratch: scratch}
+	return m.from(i, 0)
+}
+
+type matcher struct {
+	text, p string
+	start   int
+	// seen marks the states (text offset from start, position in p) already searched; nil
+	// until the search first branches. It is taken from scratch.
+	seen    []uint64
+	scratch *[]uint64
+}
+
+// maxEscape is the longest escape sequence unescape reads (\uD83D\uDE00).
+const maxEscape = 12
+
+func (m *matcher) from(ti, pj int) int {
+	for {
+		if pj == len(m.p) {
+			return ti
+		}
+		if ti >= len(m.text) {
+			return -1
+		}
+		lit := m.text[ti] == m.p[pj]
+		var buf [2]decoded
+		var alts []decoded
+		for _, d := range unescape(m.text, ti, buf[:0]) {
+			if d.prefixOf(m.p[pj:]) {
+				alts = append(alts, d)
+			}
+		}
+		switch {
+		case !lit && len(alts) == 0:
+			return -1
+		case lit && len(alts) == 0:
+			ti, pj = ti+1, pj+1
+			continue
+		case !lit && len(alts) == 1:
+			ti, pj = ti+alts[0].width, pj+alts[0].n
+			continue
+		}
+		// Several readings: search each, once per state.
+		if m.visited(ti, pj) {
+			return -1
+		}
+		best := -1
+		if lit {
+			best = m.from(ti+1, pj+1)
+		}
+		for _, d := range alts {
+			best = max(best, m.from(ti+d.width, pj+d.n))
+		}
+		return best
+	}
+}
+
+// visited marks the state (ti, pj) and reports whether it was marked before.
+func (m *matcher) visited(ti, pj int) bool {
+	if m.seen == nil {
+		window := min(len(m.text)-m.start, maxEscape*len(m.p)) + 1
+		n := (window*(len(m.p)+1) + 63) / 64
+		var buf []uint64
+		if m.scratch != nil {
+			buf = *m.scratch
+		}
+		if cap(buf) < n {
+			buf = make([]uint64, n)
+			if m.scratch != nil {
+				*m.scratch = buf
+			}
+		}
+		m.seen = buf[:n]
+		clear(m.seen)
+	}
+	k := (ti-m.start)*(len(m.p)+1) + pj
+	w, bit := k/64, uint64(1)<<(k%64)
+	if w >= len(m.seen) {
+		return true
+	}
+	if m.seen[w]&bit != 0 {
+		return true
+	}
+	m.seen[w] |= bit
+	return false
+}
+
+// decoded is what an escape sequence in the text stands for (n bytes of b), and how long the
+// sequence is.
+type decoded struct {
+	b     [utf8.UTFMax]byte
+	n     int
+	width int
+}
+
+func decByte(c byte, width int) decoded { return decoded{b: [utf8.UTFMax]byte{c}, n: 1, width: width} }
+
+func decRune(r rune, width int) decoded {
+	d := decoded{width: width}
+	d.n = utf8.EncodeRune(d.b[:], r)
+	return d
+}
+
+// prefixOf reports whether d's bytes start p.
+func (d *decoded) prefixOf(p string) bool {
+	return len(p) >= d.n && p[:d.n] == string(d.b[:d.n])
+}
+
+// unescape reads the escape sequence at text[i], if there is one, and appends its readings
+// (a \xNN may be a byte or a code point).
+func unescape(text string, i int, out []decoded) []decoded {
+	rest := text[i:]
+	switch rest[0] {
+	case '+':
+		return append(out, decByte(' ', 1))
+	case '%':
+		if len(rest) >= 3 {
+			if b, ok := hexByte(rest[1:3]); ok {
+				return append(out, decByte(b, 3))
+			}
+		}
+	case '&':
+		return entity(rest, out)
+	case '\\':
+		if len(rest) < 2 {
+			return out
+		}
+		switch c := rest[1]; c {
+		case '"', '\\', '/', '\'', '`', '?':
+			return append(out, decByte(c, 2))
+		case 'n':
+			return append(out, decByte('\n', 2))
+		case 't':
+			return append(out, decByte('\t', 2))
+		case 'r':
+			return append(out, decByte('\r', 2))
+		case 'b':
+			return append(out, decByte('\b', 2))
+		case 'f':
+			return append(out, decByte('\f', 2))
+		case 'a':
+			return append(out, decByte('\a', 2))
+		case 'v':
+			return append(out, decByte('\v', 2))
+		case '0':
+			return append(out, decByte(0, 2))
+		case 'x':
+			if len(rest) >= 4 {
+				if b, ok := hexByte(rest[2:4]); ok {
+					out = append(out, decByte(b, 4))
+					if b >= 0x80 {
+						out = append(out, decRune(rune(b), 4))
+					}
+				}
+			}
+		case 'u':
+			if r, n, ok := unicodeEscape(rest); ok {
+				return append(out, decRune(r, n))
+			}
+		case 'U':
+			if len(rest) >= 10 {
+				if r, ok := hexRune(rest[2:10]); ok {
+					return append(out, decRune(r, 10))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// unicodeEscape reads \uXXXX, and a surrogate pair \uD83D\uDE00 as one code point.
+func unicodeEscape(s string) (rune, int, bool) {
+	if len(s) < 6 {
+		return 0, 0, false
+	}
+	r, ok := hexRune(s[2:6])
+	if !ok {
+		return 0, 0, false
+	}
+	if r >= 0xD800 && r < 0xDC00 && len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+		if lo, ok := hexRune(s[8:12]); ok && lo >= 0xDC00 && lo < 0xE000 {
+			return (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000, 12, true
+		}
+	}
+	return r, 6, true
+}
+
+func hexRune(s string) (rune, bool) {
+	var r rune
+	for i := 0; i < len(s); i++ {
+		v, ok := hexVal(s[i])
+		if !ok {
+			return 0, false
+		}
+		r = r<<4 | rune(v)
+	}
+	return r, r <= 0x10FFFF
+}
+
+func hexByte(s string) (byte, bool) {
+	hi, ok1 := hexVal(s[0])
+	lo, ok2 := hexVal(s[1])
+	return hi<<4 | lo, ok1 && ok2
+}
+
+func hexVal(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+var entities = map[string]byte{"amp": '&', "lt": '<', "gt": '>', "quot": '"', "apos": '\''}
+
+// entity reads an HTML character reference: &amp; &#39; &#x27;.
+func entity(s string, out []decoded) []decoded {
+	end := strings.IndexByte(s, ';')
+	if end < 2 || end > 10 {
+		return out
+	}
+	name := s[1:end]
+	if v, ok := entities[name]; ok {
+		return append(out, decByte(v, end+1))
+	}
+	if name[0] != '#' || len(name) < 2 {
+		return out
+	}
+	var r rune
+	if name[1] == 'x' || name[1] == 'X' {
+		v, ok := hexRune(name[2:])
+		if !ok || len(name) == 2 {
+			return out
+		}
+		r = v
+	} else {
+		for _, c := range name[1:] {
+			if c < '0' || c > '9' {
+				return out
+			}
+			r = r*10 + (c - '0')
+		}
+	}
+	if r > 0x10FFFF {
+		return out
+	}
+	return append(out, decRune(r, end+1))
 }

@@ -163,6 +163,12 @@ func (b *Builder) Build() (*httpx.Request, error) {
 	req := &httpx.Request{Kind: b.Kind, Method: b.Method, URL: u.String(), Header: http.Header{}}
 	for _, h := range b.headers {
 		req.Header.Set(h.key, h.values[0])
+		if strings.Contains(b.owner["header\x00"+http.CanonicalHeaderKey(h.key)], "authenticator") {
+			if req.Secret == nil {
+				req.Secret = map[string]bool{}
+			}
+			req.Secret[http.CanonicalHeaderKey(h.key)] = true
+		}
 	}
 	switch {
 	case len(b.form) > 0 && b.json != nil:

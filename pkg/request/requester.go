@@ -13,10 +13,10 @@ import (
 	"connector/pkg/template"
 )
 
-// FromRequester starts a request from a requester's URL and options, rendered with vars. It is
+// FromRequester starts a request from a requester's URL and options, rendered in scope. It is
 // used for data requests and for session logins.
-func FromRequester(kind string, q *manifest.Requester, vars map[string]any) (*Builder, error) {
-	u, err := requestURL(q, vars)
+func FromRequester(kind string, q *manifest.Requester, scope *Scope) (*Builder, error) {
+	u, err := requestURL(q, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -26,22 +26,22 @@ func FromRequester(kind string, q *manifest.Requester, vars map[string]any) (*Bu
 	}
 	b := New(kind, method, u)
 	const src = "the requester"
-	if err := eachOption(q.Params, vars, "request_parameters", func(k string, v any) error {
+	if err := eachOption(q.Params, scope, "request_parameters", func(k string, v any) error {
 		return b.SetParam(k, stringValues(v), src)
 	}); err != nil {
 		return nil, err
 	}
-	if err := eachOption(q.Headers, vars, "request_headers", func(k string, v any) error {
+	if err := eachOption(q.Headers, scope, "request_headers", func(k string, v any) error {
 		return b.SetHeader(k, template.ToString(v), src)
 	}); err != nil {
 		return nil, err
 	}
-	if err := eachOption(q.BodyData, vars, "request_body_data", func(k string, v any) error {
+	if err := eachOption(q.BodyData, scope, "request_body_data", func(k string, v any) error {
 		return b.SetForm(k, stringValues(v), src)
 	}); err != nil {
 		return nil, err
 	}
-	if err := eachOption(q.BodyJSON, vars, "request_body_json", func(k string, v any) error {
+	if err := eachOption(q.BodyJSON, scope, "request_body_json", func(k string, v any) error {
 		return b.SetJSON([]string{k}, v, src)
 	}); err != nil {
 		return nil, err
@@ -60,12 +60,12 @@ func stringValues(v any) []string {
 	return []string{template.ToString(v)}
 }
 
-func requestURL(q *manifest.Requester, vars map[string]any) (string, error) {
+func requestURL(q *manifest.Requester, scope *Scope) (string, error) {
 	render := func(t *template.Template, field string) (string, error) {
 		if t == nil {
 			return "", nil
 		}
-		s, err := t.Render(vars)
+		s, err := scope.Render(t)
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", field, err)
 		}
@@ -110,11 +110,11 @@ func JoinURL(base, path string) string {
 
 // eachOption renders a request option tree and calls set for each top-level entry whose value
 // is not empty.
-func eachOption(t *manifest.Tree, vars map[string]any, field string, set func(k string, v any) error) error {
+func eachOption(t *manifest.Tree, scope *Scope, field string, set func(k string, v any) error) error {
 	if t == nil {
 		return nil
 	}
-	v, err := RenderTree(t, vars)
+	v, err := RenderTree(t, scope)
 	if err != nil {
 		return fmt.Errorf("%s: %w", field, err)
 	}
@@ -146,12 +146,12 @@ func eachOption(t *manifest.Tree, vars map[string]any, field string, set func(k 
 
 // RenderTree renders a request option tree: mappings become ordered objects, entries whose
 // value renders empty (none, undefined or "") are dropped, and values are plain JSON values.
-func RenderTree(t *manifest.Tree, vars map[string]any) (any, error) {
+func RenderTree(t *manifest.Tree, scope *Scope) (any, error) {
 	switch t.Kind {
 	case manifest.KindScalar:
 		return t.Scalar, nil
 	case manifest.KindTemplate:
-		v, err := t.Template.Eval(vars)
+		v, err := scope.Eval(t.Template)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +162,7 @@ func RenderTree(t *manifest.Tree, vars map[string]any) (any, error) {
 	case manifest.KindList:
 		out := make([]any, 0, len(t.Items))
 		for _, it := range t.Items {
-			v, err := RenderTree(it, vars)
+			v, err := RenderTree(it, scope)
 			if err != nil {
 				return nil, err
 			}
@@ -172,11 +172,11 @@ func RenderTree(t *manifest.Tree, vars map[string]any) (any, error) {
 	case manifest.KindMap:
 		obj := &Object{}
 		for _, e := range t.Entries {
-			k, err := e.Key.Render(vars)
+			k, err := scope.Render(e.Key)
 			if err != nil {
 				return nil, err
 			}
-			v, err := RenderTree(e.Value, vars)
+			v, err := RenderTree(e.Value, scope)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}

@@ -194,11 +194,11 @@ func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, fir
 			page = &extract.Page{}
 		} else if errors.As(err, &nr) {
 			return nil, false, fmt.Errorf("%s %s answered %d, but %v: %s", req.Method, r.o.Client.Redactor.String(req.URL),
-				resp.Status, err, quoteExcerpt(r.o.Client.Redactor.Bytes(resp.Body)))
+				resp.Status, err, quoteExcerpt(r.o.Client.RedactedExcerpt(resp.Body)))
 		} else {
 			return nil, false, fmt.Errorf("%s %s answered %d with a body that is not JSON (%v): %s",
 				req.Method, r.o.Client.Redactor.String(req.URL), resp.Status, err,
-				quoteExcerpt(r.o.Client.Redactor.Bytes(resp.Body)))
+				quoteExcerpt(r.o.Client.RedactedExcerpt(resp.Body)))
 		}
 	}
 	r.res.Pages++
@@ -248,13 +248,12 @@ func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, fir
 	return decision.Token, false, nil
 }
 
-// quoteExcerpt quotes the start of a body for an error message; body must already be
-// redacted (quoting first would escape a secret's characters and hide it from the redactor).
-func quoteExcerpt(body []byte) string {
-	if len(body) == 0 {
+// quoteExcerpt quotes a redacted excerpt of a body for an error message.
+func quoteExcerpt(excerpt string) string {
+	if excerpt == "" {
 		return "(empty body)"
 	}
-	return fmt.Sprintf("%q", httpx.Excerpt(body))
+	return fmt.Sprintf("%q", excerpt)
 }
 
 func (r *reader) send(ctx context.Context, req *httpx.Request) (*httpx.Response, error) {
@@ -422,7 +421,7 @@ func (r *reader) fieldPath(token any, first bool) []string {
 // build assembles the request for one page.
 func (r *reader) build(ctx context.Context, token any, first bool, prevURL string) (*httpx.Request, error) {
 	vars := r.vars(token, first)
-	b, err := request.FromRequester("data", r.s.Requester, vars)
+	b, err := request.FromRequester("data", r.s.Requester, request.NewScope(vars, r.o.Client.Redactor))
 	if err != nil {
 		return nil, err
 	}

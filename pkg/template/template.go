@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -344,6 +345,17 @@ func (t *Template) Source() string { return t.src }
 // IsLiteral reports that the source has no {{ }} or {% %} at all: it is
 // plain text and Eval returns it unchanged.
 func (t *Template) IsLiteral() bool { return t.literal }
+
+// ReadsOnly reports whether every free variable the template references is one of names
+// (true for a template that reads none).
+func (t *Template) ReadsOnly(names ...string) bool {
+	for _, r := range t.reads {
+		if !slices.Contains(names, r) {
+			return false
+		}
+	}
+	return true
+}
 
 // Reads reports whether the template references the free variable name.
 func (t *Template) Reads(name string) bool {
