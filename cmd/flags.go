@@ -7,6 +7,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -90,10 +91,14 @@ func intFlag(fs *pflag.FlagSet, p *int, name string, def int, usage string, min 
 
 func (v *intValue) parse(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if errors.Is(err, strconv.ErrRange) && v.max > 0 {
+	switch {
+	case errors.Is(err, strconv.ErrRange) && strings.HasPrefix(strings.TrimSpace(s), "-"):
+		return 0, &badValue{rule: v.minRule}
+	case errors.Is(err, strconv.ErrRange) && v.max > 0:
 		return 0, &badValue{rule: v.maxRule}
-	}
-	if err != nil {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, &badValue{rule: fmt.Sprintf("must be at most %d", math.MaxInt)}
+	case err != nil:
 		return 0, &badValue{rule: "must be a whole number", quote: true}
 	}
 	if n < v.min {

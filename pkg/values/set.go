@@ -116,7 +116,8 @@ func convert(raw string, types []string) (any, bool) {
 		return raw, true
 	}
 	if slices.Contains(types, "integer") || slices.Contains(types, "number") {
-		if r := decimalRat(raw); r != nil && (r.IsInt() || slices.Contains(types, "number")) {
+		// json.Valid refuses what JSON refuses and decimalRat lets by: 08, 1.
+		if r := decimalRat(raw); r != nil && json.Valid([]byte(raw)) && (r.IsInt() || slices.Contains(types, "number")) {
 			return json.Number(raw), true
 		}
 	}
@@ -272,20 +273,27 @@ func (v *Values) ApplyDefaults(spec map[string]any) []Default {
 	if err != nil {
 		return nil
 	}
-	var out []Default
-	budget := defaultsBudget
-	fillDefaults(root, v.Map, nil, &out, &budget)
-	return out
+	f := &filler{budget: defaultsBudget, creating: map[*schema]bool{}}
+	f.fill(root, v.Map, nil)
+	return f.out
 }
 
-func fillDefaults(s *schema, m map[string]any, path []string, out *[]Default, budget *int) {
+// filler fills defaults. creating holds the schemas of the absent objects being built, so
+// that a recursive schema ($ref to itself) builds each object once, not without end.
+type filler struct {
+	out      []Default
+	budget   int
+	creating map[*schema]bool
+}
+
+func (f *filler) fill(s *schema, m map[string]any, path []string) {
 	s = deref(s)
 	if s == nil {
 		return
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.properties)) {
-		*budget--
-		if *budget < 0 {
+		f.budget--
+		if f.budget < 0 || len(path) > maxPlainDepth {
 			return
 		}
 		p := deref(s.properties[name])
@@ -297,15 +305,20 @@ func fillDefaults(s *schema, m map[string]any, path []string, out *[]Default, bu
 		switch {
 		case present:
 			if sub, ok := val.(map[string]any); ok {
-				fillDefaults(p, sub, at, out, budget)
+				f.fill(p, sub, at)
 			}
 		case p.hasDefault:
 			m[name] = plainCopy(p.def)
-			*out = append(*out, Default{Path: strings.Join(at, "."), Value: m[name], Secret: p.secret})
-		case len(p.properties) > 0:
+			f.out = append(f.out, Default{Path: strings.Join(at, "."), Value: m[name], Secret: p.secret})
+		case len(p.properties) > 0 && !f.creating[p]:
 			sub := map[string]any{}
-			var filled []Default
-			fillDefaults(p, sub, at, &filled, budget)
+			outer := f.out
+			f.out = nil
+			f.creating[p] = true
+			f.fill(p, sub, at)
+			delete(f.creating, p)
+			filled := f.out
+			f.out = outer
 			complete := true
 			for _, r := range p.required {
 				if _, ok := sub[r]; !ok {
@@ -314,7 +327,7 @@ func fillDefaults(s *schema, m map[string]any, path []string, out *[]Default, bu
 			}
 			if len(filled) > 0 && complete {
 				m[name] = sub
-				*out = append(*out, filled...)
+				f.out = append(f.out, filled...)
 			}
 		}
 	}
