@@ -43,7 +43,8 @@ func newCmdOAuth(io *ioStreams, runF func(*oauthOptions) error) *cobra.Command {
 		Long: `oauth runs the authorization-code flow that spec.advanced_auth of the definition describes
 (declarative OAuth 2.0). It reads the client id and secret from the testing values, listens on
 http://127.0.0.1:PORT/callback, prints the consent URL on stderr (and opens it with --open),
-waits for the provider to redirect back, checks the state, exchanges the code at the token
+waits for the provider to redirect back, checks the state (a redirect with another state is
+answered 400 and refused, and the wait goes on until --timeout), exchanges the code at the token
 endpoint and writes the tokens into the testing values file at the paths the definition gives,
 keeping the file's comments and mode. Token values are never printed.
 

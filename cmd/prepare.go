@@ -36,7 +36,7 @@ type runFlags struct {
 func (f *runFlags) addTestingValues(c *cobra.Command) {
 	c.Flags().StringVar(&f.testingValues, "testing-values", "", "the testing values `file` (YAML or JSON) with the connector's configuration and credentials; - reads stdin; may be left out when spec.connection_specification requires nothing")
 	assignFlags(c.Flags(), &f.assign,
-		"override or add a testing value, as `key.path=value` (repeatable); the value is text, converted only where spec.connection_specification types the key as integer, number, boolean, array or object",
+		"override or add a testing value, as `key.path=value` (repeatable); the value is text (api_key=\"$API_KEY\" is sent as is), converted only where spec.connection_specification types the key as integer, number, boolean, array (JSON) or object (JSON)",
 		"override or add a testing value given as JSON, as `key.path=JSON` (repeatable), e.g. --set-json 'filter={\"status\":[\"open\"]}'")
 	durationFlag(c.Flags(), &f.timeout, "timeout", 60*time.Second, "timeout of each HTTP request")
 	c.Flags().StringVar(&f.testingValuesOut, "testing-values-out", "", "write rotated OAuth tokens to this `file` instead of the testing values file")

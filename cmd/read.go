@@ -41,7 +41,10 @@ and the exit code is 1 (--fail-fast stops at the first failure). Ctrl-C writes o
 read and exits 130.`,
 		Example: `  connector read definitions/bearer-auth.yaml --testing-values testing-values.example.yaml
   connector read def.yaml --testing-values creds.yaml --stream users --max-records 10
-  API_KEY=… connector read def.yaml --testing-values creds.yaml --set api_key="$API_KEY" | jq .id`,
+  API_KEY=… connector read def.yaml --testing-values creds.yaml --set api_key="$API_KEY" | jq .id
+  connector read def.yaml --set base_url=http://127.0.0.1:8787 --set page_size=50   # no values file needed when the spec requires nothing else
+  connector read def.yaml --testing-values creds.yaml --set-json 'filter={"status":["open","closed"]}'
+  connector read def.yaml --testing-values creds.yaml --format airbyte --concurrency 4`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]

@@ -45,11 +45,16 @@ reason:
   stop: no value at response.meta.next_cursor
   stop: stop_condition true
   stop: --max-pages 5
+  stop: --max-records 100
   error: pagination token "abc" repeated
+
+A stop by --max-pages or --max-records also ends the stream's summary ("stopped early by
+--max-records 100"; "stopped_by" in json) and is noted on stderr.
 
 --format json prints one JSON object per event, for scripts.`,
 		Example: `  connector paginate-trace definitions/offset-pagination.yaml --testing-values testing-values.example.yaml
-  connector paginate-trace def.yaml --testing-values creds.yaml --stream users --max-pages 3 --format json | jq .`,
+  connector paginate-trace def.yaml --testing-values creds.yaml --stream users --max-pages 3 --format json | jq .
+  connector paginate-trace def.yaml --testing-values creds.yaml --max-records 250`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
