@@ -108,6 +108,7 @@ func oauthRun(ctx context.Context, opts *oauthOptions) error {
 	if err := applyAssignments(vals, opts.assign, def.ConnectionSpec); err != nil {
 		return err
 	}
+	vals.ApplyDefaults(def.ConnectionSpec) // used by the flow, never written to the file
 	s.redactor.Add(vals.Secrets(def.ConnectionSpec)...)
 	var predicate []oauthflow.Write
 	if len(spec.PredicateKey) > 0 {
