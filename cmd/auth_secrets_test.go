@@ -111,7 +111,7 @@ func TestNoSecretInOutputForEveryAuthMethod(t *testing.T) {
 					v := demoCreds[k]
 					if srv.values != nil {
 						v = srv.values(k)
-						set = append(set, "--set", k+"="+authQuoteYAML(v))
+						set = append(set, "--set", k+"="+v) // --set takes the text as it is
 					}
 					creds[k] = v
 					secrets = append(secrets, v, demoCreds[k])
@@ -155,6 +155,3 @@ func TestNoSecretInOutputForEveryAuthMethod(t *testing.T) {
 		})
 	}
 }
-
-// authQuoteYAML writes s as a single-quoted YAML scalar for --set.
-func authQuoteYAML(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

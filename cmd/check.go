@@ -11,6 +11,7 @@ import (
 
 	"connector/pkg/manifest"
 	"connector/pkg/run"
+	"connector/pkg/values"
 )
 
 type checkOptions struct {
@@ -25,10 +26,12 @@ func newCmdCheck(io *ioStreams, runF func(*checkOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "check DEF --testing-values FILE",
 		Short: "Check that the testing values work: authenticate and fetch the first page of each stream",
-		Long: `check validates the definition, checks the testing values against
-spec.connection_specification (missing required keys, wrong types), authenticates (fetching a
-token where the method needs one) and requests the first page of each stream in
-check.stream_names (every stream when absent).
+		Long: `check validates the definition, fills absent testing values with the defaults of
+spec.connection_specification (listed on stderr as "defaults applied: page_size=100", secrets
+as ****), checks the testing values against it (missing required keys, wrong types),
+authenticates (fetching a token where the method needs one) and requests the first page of
+each stream in check.stream_names (every stream when absent). --testing-values may be left out
+when the specification requires nothing.
 
 It prints one line per stream on stdout, ok with the number of records on the first page or
 FAILED with the reason, and exits 0 only when every stream passed.`,
@@ -37,9 +40,6 @@ FAILED with the reason, and exits 0 only when every stream passed.`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
-			if err := checkFormat(opts.format, []string{"text", "json"}); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -47,7 +47,7 @@ FAILED with the reason, and exits 0 only when every stream passed.`,
 		},
 	}
 	opts.flags.addTestingValues(c)
-	c.Flags().StringVar(&opts.format, "format", "text", "output format: text or json (one object per stream)")
+	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per stream)")
 	return c
 }
 
@@ -62,6 +62,9 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	p, err := prepare(opts.io, opts.def, &opts.flags)
 	if err != nil {
 		return err
+	}
+	if len(p.defaults) > 0 {
+		fmt.Fprintf(opts.io.Err, "defaults applied: %s\n", values.FormatDefaults(p.defaults))
 	}
 	streams := p.def.Streams
 	if len(p.def.CheckStreams) > 0 {

@@ -31,7 +31,12 @@ in a header, in a Link header, next-page URL). The examples in definitions/ run 
 testing-values.example.yaml. It runs until interrupted (Ctrl-C).`,
 		Example: `  connector demo-api &
   connector read definitions/offset-pagination.yaml --testing-values testing-values.example.yaml`,
-		Args: cobra.NoArgs,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("demo-api takes no arguments, got %q\nRun 'connector demo-api --help' for usage.", args[0])
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if runF != nil {
 				return runF(opts)

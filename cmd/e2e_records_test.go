@@ -204,8 +204,9 @@ func TestE2EOutputFormats(t *testing.T) {
 		e2eCheckResult(t, api, res, 1, res.Stdout,
 			"error: stream users, page 1: 404 Not Found from GET http://API/users: {\"error\":\"no such thing\"} (0 records written before the failure)\n"+
 				"1 of 2 streams failed\n")
-		e2eCheckAirbyte(t, res.Stdout,
+		e2eCheckAirbyte(t, e2eScrub(res.Stdout, api),
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"users"},"status":"STARTED"}}}`,
+			`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"stream users, page 1: 404 Not Found from GET http://API/users: {\"error\":\"no such thing\"} (0 records written before the failure)","internal_message":"404 Not Found from GET http://API/users: {\"error\":\"no such thing\"}","failure_type":"system_error","stream_descriptor":{"name":"users"}}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"users"},"status":"INCOMPLETE"}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"STARTED"}}}`,
 			`{"type":"RECORD","record":{"stream":"teams","data":{"id":10},"emitted_at":0}}`,

@@ -141,7 +141,7 @@ func TestE2EReadStreams(t *testing.T) {
 			name:   "a negative limit is a usage error",
 			args:   []string{"--max-records", "-1"},
 			code:   2,
-			stderr: "error: --max-pages and --max-records must be 0 (no limit) or positive\n",
+			stderr: "error: --max-records must be 0 (no limit) or more\n",
 		},
 	}
 	for _, tt := range tests {

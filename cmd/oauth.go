@@ -23,7 +23,7 @@ type oauthOptions struct {
 	io            *ioStreams
 	defPath       string
 	testingValues string
-	set           []string
+	assign        []assignment
 	port          int
 	open          bool
 	timeout       time.Duration
@@ -43,7 +43,8 @@ func newCmdOAuth(io *ioStreams, runF func(*oauthOptions) error) *cobra.Command {
 		Long: `oauth runs the authorization-code flow that spec.advanced_auth of the definition describes
 (declarative OAuth 2.0). It reads the client id and secret from the testing values, listens on
 http://127.0.0.1:PORT/callback, prints the consent URL on stderr (and opens it with --open),
-waits for the provider to redirect back, checks the state, exchanges the code at the token
+waits for the provider to redirect back, checks the state (a redirect with another state is
+answered 400 and refused, and the wait goes on until --timeout), exchanges the code at the token
 endpoint and writes the tokens into the testing values file at the paths the definition gives,
 keeping the file's comments and mode. Token values are never printed.
 
@@ -52,7 +53,7 @@ Register http://127.0.0.1:PORT/callback as a redirect URI of your OAuth app, and
 		Example: `  connector demo-api &
   cp testing-values.example.yaml my-values.yaml
   connector oauth definitions/declarative-oauth.yaml --testing-values my-values.yaml --open`,
-		Args: cobra.ExactArgs(1),
+		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.defPath = args[0]
 			if runF != nil {
@@ -62,10 +63,12 @@ Register http://127.0.0.1:PORT/callback as a redirect URI of your OAuth app, and
 		},
 	}
 	c.Flags().StringVar(&opts.testingValues, "testing-values", "", "the testing values `file` with the client id and secret; the tokens are written back to it")
-	c.Flags().StringArrayVar(&opts.set, "set", nil, "override or add a testing value: `key.path=value` (not written back)")
-	c.Flags().IntVar(&opts.port, "port", 0, "local `port` of the callback listener (default: a free port)")
+	assignFlags(c.Flags(), &opts.assign,
+		"override or add a testing value, as `key.path=value` (repeatable, not written back); text unless spec.connection_specification types the key otherwise",
+		"override or add a testing value given as JSON, as `key.path=JSON` (repeatable, not written back)")
+	intFlag(c.Flags(), &opts.port, "port", 0, "local `port` of the callback listener (default: a free port)", 0, "must be a port number from 0 (any free port) to 65535", 65535, "must be a port number from 0 (any free port) to 65535")
 	c.Flags().BoolVar(&opts.open, "open", false, "open the consent URL in a browser (xdg-open or open)")
-	c.Flags().DurationVar(&opts.timeout, "timeout", 5*time.Minute, "how long to wait for the authorization callback")
+	durationFlag(c.Flags(), &opts.timeout, "timeout", 5*time.Minute, "how long to wait for the authorization callback; a callback with a wrong state is refused and the wait goes on")
 	return c
 }
 
@@ -79,9 +82,6 @@ func oauthRun(ctx context.Context, opts *oauthOptions) error {
 	}
 	if opts.testingValues == "-" {
 		return usagef("--testing-values - (stdin) cannot be used with oauth: the tokens are written back to the file")
-	}
-	if opts.port < 0 || opts.port > 65535 {
-		return usagef("--port %d is not a port number", opts.port)
 	}
 	// Only spec is needed: a connector whose streams use components this tool does not run
 	// yet can still get its tokens.
@@ -105,11 +105,10 @@ func oauthRun(ctx context.Context, opts *oauthOptions) error {
 		}
 		return usagef("cannot read testing values: %v", pathError(err))
 	}
-	for _, a := range opts.set {
-		if err := vals.Set(a); err != nil {
-			return usagef("%v", err)
-		}
+	if err := applyAssignments(vals, opts.assign, def.ConnectionSpec); err != nil {
+		return err
 	}
+	vals.ApplyDefaults(def.ConnectionSpec) // used by the flow, never written to the file
 	s.redactor.Add(vals.Secrets(def.ConnectionSpec)...)
 	var predicate []oauthflow.Write
 	if len(spec.PredicateKey) > 0 {
@@ -133,6 +132,9 @@ func oauthRun(ctx context.Context, opts *oauthOptions) error {
 		return &invalidError{fmt.Errorf("%s: %w", vals.File, err)}
 	}
 	flow.UserAgent = "connector/" + version
+	flow.Refused = func() {
+		fmt.Fprintln(s.Err, "refused a redirect whose state does not match the one sent (a stale or forged redirect); still waiting for the right one")
+	}
 	s.redactor.Add(flow.ClientID, flow.ClientSecret)
 	consent, err := flow.ConsentURL()
 	if err != nil {

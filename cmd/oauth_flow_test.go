@@ -268,13 +268,6 @@ func TestOAuthFlowFailures(t *testing.T) {
 		wantErr  string
 	}{
 		{
-			name:     "state mismatch",
-			base:     func(t *testing.T) string { return provider(t, "forged-state", 200, `{}`).URL },
-			browse:   true,
-			wantCode: 1,
-			wantErr:  "error: the callback's state does not match the state sent with the consent URL: refused (a stale or forged redirect)\n",
-		},
-		{
 			name:     "access denied",
 			base:     func(*testing.T) string { return demo.URL },
 			extra:    []string{"--set", "client_id=" + demoapi.DemoDenyClientID},

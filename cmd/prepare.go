@@ -23,7 +23,7 @@ import (
 type runFlags struct {
 	testingValues    string
 	testingValuesOut string
-	set              []string
+	assign           []assignment
 	timeout          time.Duration
 	streams          []string
 	maxPages         int
@@ -34,9 +34,11 @@ type runFlags struct {
 }
 
 func (f *runFlags) addTestingValues(c *cobra.Command) {
-	c.Flags().StringVar(&f.testingValues, "testing-values", "", "the testing values `file` (YAML or JSON) with the connector's configuration and credentials; - reads stdin")
-	c.Flags().StringArrayVar(&f.set, "set", nil, "override or add a testing value, as `key.path=value` (the value is parsed as a YAML scalar; repeatable)")
-	c.Flags().DurationVar(&f.timeout, "timeout", 60*time.Second, "timeout of each HTTP request")
+	c.Flags().StringVar(&f.testingValues, "testing-values", "", "the testing values `file` (YAML or JSON) with the connector's configuration and credentials; - reads stdin; may be left out when spec.connection_specification requires nothing")
+	assignFlags(c.Flags(), &f.assign,
+		"override or add a testing value, as `key.path=value` (repeatable); the value is text (api_key=\"$API_KEY\" is sent as is), converted only where spec.connection_specification types the key as integer, number, boolean, array (JSON) or object (JSON)",
+		"override or add a testing value given as JSON, as `key.path=JSON` (repeatable), e.g. --set-json 'filter={\"status\":[\"open\"]}'")
+	durationFlag(c.Flags(), &f.timeout, "timeout", 60*time.Second, "timeout of each HTTP request")
 	c.Flags().StringVar(&f.testingValuesOut, "testing-values-out", "", "write rotated OAuth tokens to this `file` instead of the testing values file")
 }
 
@@ -53,6 +55,8 @@ type prepared struct {
 	streams []*manifest.Stream
 	// onConfigUpdate is told the whole testing values after a token rotation was written.
 	onConfigUpdate func(config map[string]any)
+	// defaults are the values the specification's defaults filled.
+	defaults []values.Default
 }
 
 // prepare loads and checks the definition and the testing values, registers every secret
@@ -75,21 +79,26 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 	}
 	p.streams = streams
 
-	if f.testingValues == "" {
-		return nil, usagef("--testing-values is required: the file with the connector's configuration and credentials (see testing-values.example.yaml)")
-	}
-	vals, err := values.Load(f.testingValues, s.In)
-	if err != nil {
-		var dl diag.List
-		if errors.As(err, &dl) {
-			printDiagnostics(s, s.Err, dl)
-			return nil, &silentError{code: exitInvalid}
+	vals := values.None()
+	if f.testingValues != "" {
+		vals, err = values.Load(f.testingValues, s.In)
+		if err != nil {
+			var dl diag.List
+			if errors.As(err, &dl) {
+				printDiagnostics(s, s.Err, dl)
+				return nil, &silentError{code: exitInvalid}
+			}
+			return nil, usagef("cannot read testing values: %v", pathError(err))
 		}
-		return nil, usagef("cannot read testing values: %v", pathError(err))
 	}
-	for _, a := range f.set {
-		if err := vals.Set(a); err != nil {
-			return nil, usagef("%v", err)
+	if err := applyAssignments(vals, f.assign, def.ConnectionSpec); err != nil {
+		return nil, err
+	}
+	p.defaults = vals.ApplyDefaults(def.ConnectionSpec)
+	if f.testingValues == "" {
+		if missing := missingRequired(def.ConnectionSpec, vals.Map); len(missing) > 0 {
+			return nil, usagef("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)",
+				defPath, strings.Join(missing, ", "))
 		}
 	}
 	p.values = vals
@@ -99,7 +108,7 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 		var dl diag.List
 		if errors.As(err, &dl) {
 			printDiagnostics(s, s.Err, dl)
-			fmt.Fprintf(s.Err, "%s: the testing values do not match spec.connection_specification of %s\n", vals.File, defPath)
+			fmt.Fprintf(s.Err, "%s: the testing values do not match spec.connection_specification of %s\n", vals.Name(), defPath)
 			return nil, &silentError{code: exitInvalid}
 		}
 		return nil, &invalidError{fmt.Errorf("%s: %w (correct the schema in the definition)", defPath, err)}
@@ -133,6 +142,43 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 	}
 	p.auth = a
 	return p, nil
+}
+
+// applyAssignments applies --set and --set-json in command-line order. A value that does
+// not fit the type the specification gives its key is invalid testing values (exit 3, as
+// the same value in the file would be); a malformed assignment is a usage error.
+func applyAssignments(vals *values.Values, list []assignment, spec map[string]any) error {
+	for _, a := range list {
+		var err error
+		if a.json {
+			err = vals.SetJSON(a.text)
+		} else {
+			err = vals.Set(a.text, spec)
+		}
+		var te *values.TypeError
+		switch {
+		case errors.As(err, &te):
+			return &invalidError{err}
+		case err != nil:
+			return usagef("%v", err)
+		}
+	}
+	return nil
+}
+
+// missingRequired lists the top-level keys spec.connection_specification requires that
+// config lacks.
+func missingRequired(spec, config map[string]any) []string {
+	required, _ := spec["required"].([]any)
+	var missing []string
+	for _, r := range required {
+		if name, ok := r.(string); ok {
+			if _, has := config[name]; !has {
+				missing = append(missing, name)
+			}
+		}
+	}
+	return missing
 }
 
 // transport keeps enough idle connections per host for every request that may be in flight
@@ -182,6 +228,9 @@ func checkUpdater(def *manifest.Definition, vals *values.Values, f *runFlags) er
 	if f.testingValues == "-" && f.testingValuesOut == "" {
 		return usagef("the OAuth authenticator rotates the refresh token (refresh_token_updater), and the testing values come from stdin: the new token would be lost. Pass --testing-values-out FILE to keep it")
 	}
+	if f.testingValues == "" && f.testingValuesOut == "" {
+		return usagef("the OAuth authenticator rotates the refresh token (refresh_token_updater), and there is no testing values file to write the new token to. Pass --testing-values FILE, or --testing-values-out FILE to keep it")
+	}
 	u := a.OAuth.Updater
 	var missing []string
 	for _, path := range [][]string{u.AccessTokenConfigPath, u.TokenExpiryDateConfigPath} {
@@ -191,7 +240,7 @@ func checkUpdater(def *manifest.Definition, vals *values.Values, f *runFlags) er
 	}
 	if len(missing) > 0 {
 		return &invalidError{fmt.Errorf("%s: the OAuth refresh_token_updater needs an initial access token and its expiry in the testing values; missing: %s",
-			vals.File, strings.Join(missing, ", "))}
+			vals.Name(), strings.Join(missing, ", "))}
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -33,23 +32,22 @@ func newCmdRead(io *ioStreams, runF func(*readOptions) error) *cobra.Command {
 Records are written byte for byte as the API sent them: key order and numbers untouched.
 
 Formats: records (the record itself), envelope ({"stream": …, "data": …}) and airbyte
-(Airbyte protocol RECORD, TRACE and CONTROL messages).
+(Airbyte protocol RECORD, TRACE and CONTROL messages). In airbyte, a failed stream gives a
+TRACE ERROR message (message, internal_message, failure_type config_error, transient_error or
+system_error, stream_descriptor) before its INCOMPLETE status.
 
 When a stream fails, the failure is reported on stderr, the remaining streams are still read,
 and the exit code is 1 (--fail-fast stops at the first failure). Ctrl-C writes out what was
 read and exits 130.`,
 		Example: `  connector read definitions/bearer-auth.yaml --testing-values testing-values.example.yaml
   connector read def.yaml --testing-values creds.yaml --stream users --max-records 10
-  API_KEY=… connector read def.yaml --testing-values creds.yaml --set api_key="$API_KEY" | jq .id`,
+  API_KEY=… connector read def.yaml --testing-values creds.yaml --set api_key="$API_KEY" | jq .id
+  connector read def.yaml --set base_url=http://127.0.0.1:8787 --set page_size=50   # no values file needed when the spec requires nothing else
+  connector read def.yaml --testing-values creds.yaml --set-json 'filter={"status":["open","closed"]}'
+  connector read def.yaml --testing-values creds.yaml --format airbyte --concurrency 4`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
-			if err := checkFormat(opts.format, output.Formats); err != nil {
-				return err
-			}
-			if err := checkLimits(&opts.flags); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -58,44 +56,28 @@ read and exits 130.`,
 	}
 	opts.flags.addTestingValues(c)
 	addStreamFlags(c, &opts.flags)
-	c.Flags().IntVar(&opts.flags.maxRecords, "max-records", 0, "stop each stream after `N` records (0: no limit)")
-	c.Flags().StringVar(&opts.format, "format", output.FormatRecords, "output format: records, envelope or airbyte")
+	addMaxRecords(c, &opts.flags)
+	enumFlag(c.Flags(), &opts.format, "format", output.Formats, "output format: records, envelope or airbyte")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails instead of reading the others")
-	c.Flags().IntVar(&opts.flags.concurrency, "concurrency", 0, "read up to `N` streams at once (default: the definition's concurrency_level, else 1); records of a stream stay in order")
+	intFlag(c.Flags(), &opts.flags.concurrency, "concurrency", 0, fmt.Sprintf("read up to `N` streams at once (default: the definition's concurrency_level, else 1; at most %d); records of a stream stay in order", maxConcurrency),
+		0, "must be 0 (the definition's concurrency_level) or more", maxConcurrency, fmt.Sprintf("must be at most %d (a limit of connector)", maxConcurrency))
 	return c
 }
 
 func addStreamFlags(c *cobra.Command, f *runFlags) {
 	c.Flags().StringArrayVar(&f.streams, "stream", nil, "read only the stream `NAME` (repeatable; default: every stream in definition order)")
-	c.Flags().IntVar(&f.maxPages, "max-pages", 0, "stop each stream after `N` pages (0: no limit)")
-	c.Flags().IntVar(&f.prefetch, "prefetch", 1, "request up to `N` pages ahead at once (OffsetIncrement or PageIncrement with a page_size; records stay in page order)")
+	intFlag(c.Flags(), &f.maxPages, "max-pages", 0, "stop each stream after `N` pages (0: no limit)", 0, "must be 0 (no limit) or more", 0, "")
+	intFlag(c.Flags(), &f.prefetch, "prefetch", 1, fmt.Sprintf("request up to `N` pages ahead at once, at most %d (OffsetIncrement or PageIncrement with a page_size; records stay in page order)", maxPrefetch),
+		1, "must be 1 (one page at a time) or more", maxPrefetch, fmt.Sprintf("must be at most %d (a limit of connector)", maxPrefetch))
+}
+
+func addMaxRecords(c *cobra.Command, f *runFlags) {
+	intFlag(c.Flags(), &f.maxRecords, "max-records", 0, "stop each stream after `N` records (0: no limit)", 0, "must be 0 (no limit) or more", 0, "")
 }
 
 func exactlyOneDefinition(c *cobra.Command, args []string) error {
 	if len(args) != 1 {
 		return usagef("%s needs exactly one definition file, got %d\nRun '%s --help' for usage.", c.Name(), len(args), c.CommandPath())
-	}
-	return nil
-}
-
-func checkFormat(format string, allowed []string) error {
-	for _, a := range allowed {
-		if format == a {
-			return nil
-		}
-	}
-	return usagef("--format must be one of %s, not %q", strings.Join(allowed, ", "), format)
-}
-
-func checkLimits(f *runFlags) error {
-	if f.maxPages < 0 || f.maxRecords < 0 {
-		return usagef("--max-pages and --max-records must be 0 (no limit) or positive")
-	}
-	if f.timeout <= 0 {
-		return usagef("--timeout must be positive, e.g. 30s")
-	}
-	if f.prefetch < 1 || f.concurrency < 0 {
-		return usagef("--prefetch must be 1 (one page at a time) or more, and --concurrency 0 (the definition's concurrency_level) or more")
 	}
 	return nil
 }
@@ -153,9 +135,11 @@ func readRun(ctx context.Context, opts *readOptions) error {
 				return true
 			}
 			failed++
+			msg := fmt.Sprintf("%v (%s written before the failure)", res.Err, plural(res.Records, "record"))
+			out.Error(failureTrace(opts.io, s.Name, msg, res.Err))
 			out.StreamStatus(s.Name, "INCOMPLETE")
 			out.Flush()
-			opts.io.printError(fmt.Errorf("%v (%s written before the failure)", res.Err, plural(res.Records, "record")))
+			opts.io.printError(errors.New(msg))
 			return opts.flags.failFast
 		}
 		out.StreamStatus(s.Name, "COMPLETE")
@@ -184,13 +168,29 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	return nil
 }
 
+// failureTrace describes a failed stream for an airbyte TRACE ERROR message: message is
+// what stderr says, internal_message the cause beneath the stream and page, both redacted.
+func failureTrace(s *ioStreams, stream, msg string, err error) output.ErrorTrace {
+	cause := err
+	var se *run.StreamError
+	if errors.As(err, &se) {
+		cause = se.Err
+	}
+	return output.ErrorTrace{
+		Stream:          stream,
+		Message:         s.redactor.String(msg),
+		InternalMessage: s.redactor.String(cause.Error()),
+		FailureType:     run.FailureType(err),
+	}
+}
+
 // streamWorkers is how many streams are read at once: --concurrency, else the definition's
-// concurrency_level, else 1.
+// concurrency_level (at most maxConcurrency, the cap of the flag), else 1.
 func streamWorkers(flag int, def *manifest.Definition) int {
 	if flag > 0 {
 		return flag
 	}
-	return max(def.ConcurrencyLevel, 1)
+	return min(max(def.ConcurrencyLevel, 1), maxConcurrency)
 }
 
 // readStreams calls one for every stream, up to workers at a time, in definition order (one

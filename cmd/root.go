@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 
 	"connector/pkg/diag"
+	"connector/pkg/typo"
 )
 
 // Exit codes (SPEC section 1).
@@ -122,18 +122,44 @@ values that hold its credentials, builds the authenticator and the paginator, an
 records of the API as JSON lines on stdout. Progress, warnings and errors go to stderr.
 
 Exit codes: 0 ok, 1 runtime failure (network, HTTP error, authentication, pagination guard),
-2 usage error, 3 invalid definition or testing values, 130 interrupted.
+2 usage error (unknown command or flag, a flag value refused, a file that cannot be read),
+3 invalid definition or testing values, 130 interrupted.
 
-Every flag can also be set through the environment as CONNECTOR_<FLAG> (dashes become
-underscores: CONNECTOR_TESTING_VALUES=creds.yaml) or in a settings file (--settings).`,
+Flag values come from, first to last: the command line; the environment, as
+CONNECTOR_<FLAG> (dashes become underscores: CONNECTOR_MAX_RECORDS=10; a repeatable flag
+takes one value there); the settings file (--settings FILE or CONNECTOR_SETTINGS, YAML, JSON
+or TOML); the flag's default. In the settings file, a top-level key is a flag name and applies
+to every command that has that flag; a section named after a command (validate:, check:,
+read:, paginate-trace:, oauth:, demo-api:) applies to that command only and wins over the
+top level. An unknown key is an error, and so is a top-level value that a command's flag
+refuses (format: envelope suits read, not check): move it under that command's section.
+
+  # settings.yaml
+  testing-values: creds.yaml      # every command that reads testing values
+  timeout: 30s
+  read:
+    format: envelope              # read only: check's --format is text or json
+    max-records: 100
+  paginate-trace:
+    max-pages: 3`,
 		Example: `  connector validate def.yaml
   connector check def.yaml --testing-values creds.yaml
   connector read def.yaml --testing-values creds.yaml | jq .
   connector paginate-trace def.yaml --testing-values creds.yaml --max-pages 3
+  connector read def.yaml --settings settings.yaml
+  CONNECTOR_MAX_RECORDS=5 connector read def.yaml --testing-values creds.yaml
   connector demo-api`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
+		// A word that is not a command is a usage error (exit 2), not cobra's plain error.
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(c, args[0])
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
 			if err := loadSettings(c); err != nil {
 				return err
@@ -144,8 +170,12 @@ underscores: CONNECTOR_TESTING_VALUES=creds.yaml) or in a settings file (--setti
 		},
 	}
 	root.PersistentFlags().Bool("no-color", false, "never colour the output (colour is used only on a terminal and when NO_COLOR is unset)")
-	root.PersistentFlags().String("settings", "", "a settings `file` (YAML, JSON or TOML) with default flag values, keyed by flag name")
+	root.PersistentFlags().String("settings", "", "a settings `file` (YAML, JSON or TOML) with flag values: top-level keys for every command, a section per command (see above)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		var bad *pflag.InvalidValueError
+		if errors.As(err, &bad) {
+			return flagError(bad.GetFlag(), bad.GetValue(), bad.Unwrap(), "")
+		}
 		return usagef("%v\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
 	root.AddCommand(
@@ -159,43 +189,38 @@ underscores: CONNECTOR_TESTING_VALUES=creds.yaml) or in a settings file (--setti
 	return root
 }
 
-// loadSettings fills flags the user did not set from CONNECTOR_* environment variables and
-// the settings file, through viper. Definitions and testing values are not read here.
-func loadSettings(c *cobra.Command) error {
-	v := viper.New()
-	v.SetEnvPrefix("CONNECTOR")
-	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	v.AutomaticEnv()
-	if file, _ := c.Flags().GetString("settings"); file != "" {
-		v.SetConfigFile(file)
-		if err := v.ReadInConfig(); err != nil {
-			return usagef("settings file %s: %v", file, err)
-		}
-	} else if file := os.Getenv("CONNECTOR_SETTINGS"); file != "" {
-		v.SetConfigFile(file)
-		if err := v.ReadInConfig(); err != nil {
-			return usagef("settings file %s (from CONNECTOR_SETTINGS): %v", file, err)
+// unknownCommand is the usage error for a first word that names no command.
+func unknownCommand(root *cobra.Command, word string) error {
+	names := commandNames(root)
+	hint := "the commands are " + strings.Join(names, ", ")
+	if word == "version" {
+		hint = "connector --version prints the version"
+	} else if near := nearest(word, names); near != "" {
+		hint = fmt.Sprintf("did you mean %q?", near)
+	}
+	return usagef("unknown command %q; %s\nRun 'connector --help' for usage.", word, hint)
+}
+
+// commandNames lists the commands of connector, in the order of the help.
+func commandNames(root *cobra.Command) []string {
+	var names []string
+	for _, c := range root.Commands() {
+		if c.Runnable() && !c.Hidden && c.Name() != "help" && c.Name() != "completion" {
+			names = append(names, c.Name())
 		}
 	}
-	var firstErr error
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Changed || firstErr != nil || f.Name == "settings" || f.Name == "help" {
-			return
+	return names
+}
+
+// nearest returns the name closest to s when it is close enough to be a typo, else "".
+func nearest(s string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := typo.Distance(s, n); d < bestD && d < len([]rune(n)) {
+			best, bestD = n, d
 		}
-		if !v.IsSet(f.Name) {
-			return
-		}
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			if err := sv.Replace(v.GetStringSlice(f.Name)); err != nil {
-				firstErr = usagef("setting %s: %v", f.Name, err)
-			}
-			return
-		}
-		if err := f.Value.Set(v.GetString(f.Name)); err != nil {
-			firstErr = usagef("setting %s=%q: %v", f.Name, v.GetString(f.Name), err)
-		}
-	})
-	return firstErr
+	}
+	return best
 }
 
 // isBrokenPipe reports a write to a closed pipe (`connector read … | head -1`).

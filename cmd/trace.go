@@ -45,20 +45,19 @@ reason:
   stop: no value at response.meta.next_cursor
   stop: stop_condition true
   stop: --max-pages 5
+  stop: --max-records 100
   error: pagination token "abc" repeated
+
+A stop by --max-pages or --max-records also ends the stream's summary ("stopped early by
+--max-records 100"; "stopped_by" in json) and is noted on stderr.
 
 --format json prints one JSON object per event, for scripts.`,
 		Example: `  connector paginate-trace definitions/offset-pagination.yaml --testing-values testing-values.example.yaml
-  connector paginate-trace def.yaml --testing-values creds.yaml --stream users --max-pages 3 --format json | jq .`,
+  connector paginate-trace def.yaml --testing-values creds.yaml --stream users --max-pages 3 --format json | jq .
+  connector paginate-trace def.yaml --testing-values creds.yaml --max-records 250`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
-			if err := checkFormat(opts.format, []string{"text", "json"}); err != nil {
-				return err
-			}
-			if err := checkLimits(&opts.flags); err != nil {
-				return err
-			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -67,7 +66,8 @@ reason:
 	}
 	opts.flags.addTestingValues(c)
 	addStreamFlags(c, &opts.flags)
-	c.Flags().StringVar(&opts.format, "format", "text", "output format: text or json (one object per event)")
+	addMaxRecords(c, &opts.flags)
+	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per event)")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails")
 	return c
 }
@@ -81,7 +81,7 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	p.client.Observe = t.exchange
 	ro := p.options()
 	ro.Observer = t
-	ro.MaxPages = opts.flags.maxPages
+	ro.MaxPages, ro.MaxRecords = opts.flags.maxPages, opts.flags.maxRecords
 	ro.Prefetch = opts.flags.prefetch
 	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, "note: "+text) }
 	failed := 0

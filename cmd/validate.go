@@ -44,16 +44,13 @@ Exit code 0 when every definition is valid, 3 when one is not, 2 when a file can
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.files = args
-			if opts.format != "text" && opts.format != "json" {
-				return usagef("--format must be text or json, not %q", opts.format)
-			}
 			if runF != nil {
 				return runF(opts)
 			}
 			return validateRun(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.format, "format", "text", "output format: text (diagnostics on stderr) or json (reports on stdout)")
+	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text (diagnostics on stderr) or json (reports on stdout)")
 	return c
 }
 

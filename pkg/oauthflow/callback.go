@@ -48,9 +48,6 @@ func (e *DeniedError) Error() string {
 	return msg
 }
 
-// ErrStateMismatch is a callback whose state is not the one sent with the consent URL.
-var ErrStateMismatch = errors.New("the callback's state does not match the state sent with the consent URL: refused (a stale or forged redirect)")
-
 // TimeoutError is the end of the wait without a callback.
 type TimeoutError struct {
 	After       time.Duration
@@ -66,8 +63,10 @@ type outcome struct {
 	err  error
 }
 
-// Wait serves the callback until the provider redirects to it or ctx ends, checks the state
-// and returns the authorization code. The browser is answered with a short page. timeout is
+// Wait serves the callback until the provider redirects to it with the state sent, or ctx
+// ends, and returns the authorization code. A callback with another state (or none) is
+// answered 400 and refused, whatever else it carries, and the wait goes on: whoever sent it
+// cannot end the flow nor deny it. The browser is answered with a short page. timeout is
 // only used in the message of a TimeoutError (ctx carries the deadline).
 func (f *Flow) Wait(ctx context.Context, c *Callback, timeout time.Duration) (string, error) {
 	done := make(chan outcome, 1)
@@ -82,13 +81,15 @@ func (f *Flow) Wait(ctx context.Context, c *Callback, timeout time.Duration) (st
 	mux.HandleFunc("/callback", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		switch {
+		case subtle.ConstantTimeCompare([]byte(q.Get(k.state)), []byte(f.State)) != 1:
+			page(w, http.StatusBadRequest, "Redirect refused", "The state of this redirect does not match the one connector sent (a stale or forged redirect). connector is still waiting for the right one.")
+			if f.Refused != nil {
+				f.Refused()
+			}
 		case q.Get("error") != "":
 			err := &DeniedError{Code: q.Get("error"), Description: q.Get("error_description")}
 			page(w, http.StatusOK, "Authorization refused", err.Error()+". You can close this window.")
 			finish(outcome{err: err})
-		case subtle.ConstantTimeCompare([]byte(q.Get(k.state)), []byte(f.State)) != 1:
-			page(w, http.StatusBadRequest, "Authorization refused", "The state does not match the one connector sent. You can close this window.")
-			finish(outcome{err: ErrStateMismatch})
 		case q.Get(k.authCode) == "":
 			err := fmt.Errorf("the callback has no authorization code (query parameter %q)", k.authCode)
 			page(w, http.StatusBadRequest, "Authorization failed", "The redirect carried no authorization code. You can close this window.")

@@ -32,6 +32,9 @@ type Flow struct {
 	State string
 	// UserAgent is sent with the token request when set.
 	UserAgent string
+	// Refused, when set, hears of each callback Wait refused because its state is not
+	// State (a stale or forged redirect); the wait goes on.
+	Refused func()
 }
 
 // MissingInputError names a testing value the flow needs and did not find.

@@ -142,6 +142,21 @@ type (
 			} `json:"stream_status"`
 		} `json:"trace"`
 	}
+	errorMessage struct {
+		Type  string `json:"type"`
+		Trace struct {
+			Type      string `json:"type"`
+			EmittedAt int64  `json:"emitted_at"`
+			Error     struct {
+				Message          string `json:"message"`
+				InternalMessage  string `json:"internal_message,omitempty"`
+				FailureType      string `json:"failure_type"`
+				StreamDescriptor struct {
+					Name string `json:"name"`
+				} `json:"stream_descriptor"`
+			} `json:"error"`
+		} `json:"trace"`
+	}
 	controlMessage struct {
 		Type    string `json:"type"`
 		Control struct {
@@ -174,6 +189,29 @@ func (r *RecordWriter) StreamStatus(stream, status string) error {
 	m.Type, m.Trace.Type, m.Trace.EmittedAt = "TRACE", "STREAM_STATUS", r.now().UnixMilli()
 	m.Trace.StreamStatus.StreamDescriptor.Name = stream
 	m.Trace.StreamStatus.Status = status
+	return r.message(m)
+}
+
+// ErrorTrace is a failed stream, for an airbyte TRACE ERROR message. Both messages must
+// already be redacted: the writer prints them as given.
+type ErrorTrace struct {
+	Stream string
+	// Message is for the user; InternalMessage is the cause beneath it.
+	Message, InternalMessage string
+	// FailureType is config_error, transient_error or system_error (see run.FailureType).
+	FailureType string
+}
+
+// Error writes an airbyte TRACE message of type ERROR for a failed stream.
+func (r *RecordWriter) Error(e ErrorTrace) error {
+	if r.format != FormatAirbyte {
+		return nil
+	}
+	var m errorMessage
+	m.Type, m.Trace.Type, m.Trace.EmittedAt = "TRACE", "ERROR", r.now().UnixMilli()
+	m.Trace.Error.Message, m.Trace.Error.InternalMessage = e.Message, e.InternalMessage
+	m.Trace.Error.FailureType = e.FailureType
+	m.Trace.Error.StreamDescriptor.Name = e.Stream
 	return r.message(m)
 }
 

@@ -221,7 +221,8 @@ func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, fir
 		// The limit coincided with the natural end of the stream: nothing was left out.
 		ev.Stop, ev.Reason, ev.TokenAfter = true, decision.Reason, decision.Token
 	case limited != "":
-		ev.Stop, ev.Reason = true, "stop: "+limited
+		// As for --max-pages, the trace shows the token the read would have gone on with.
+		ev.Stop, ev.Reason, ev.TokenAfter = true, "stop: "+limited, decision.Token
 		r.res.Limit = limited
 	case !decision.Stop && r.o.MaxPages > 0 && r.res.Pages >= r.o.MaxPages:
 		ev.TokenAfter = decision.Token
@@ -432,4 +433,43 @@ func (r *reader) build(ctx context.Context, token any, first bool, prevURL strin
 		return nil, err
 	}
 	return b.Build()
+}
+
+// Failure types of the Airbyte protocol's TRACE ERROR message.
+const (
+	ConfigError    = "config_error"    // the user must change the configuration or credentials
+	TransientError = "transient_error" // a later attempt may pass
+	SystemError    = "system_error"    // anything else
+)
+
+// FailureType classifies the error of a failed stream the way the Airbyte protocol does:
+// authentication failures and testing values the authenticator cannot use are config
+// errors, as is the failure_type an error handler's filter names; network failures,
+// timeouts, 408, 429 and 5xx (after the retries) are transient; the rest is a system error.
+func FailureType(err error) string {
+	var se *httpx.StatusError
+	var ne *httpx.NetError
+	var ce *auth.ConfigError
+	switch {
+	case auth.IsAuthError(err), errors.As(err, &ce):
+		return ConfigError
+	case errors.As(err, &se):
+		switch se.FailureType {
+		case ConfigError, TransientError, SystemError:
+			return se.FailureType
+		}
+		switch {
+		case se.IsAuth():
+			return ConfigError
+		case se.Status == http.StatusRequestTimeout, se.Status == http.StatusTooManyRequests, se.Status >= 500:
+			return TransientError
+		}
+	case errors.As(err, &ne):
+		if ne.Timeout || !ne.Permanent {
+			return TransientError
+		}
+	case errors.Is(err, context.DeadlineExceeded):
+		return TransientError
+	}
+	return SystemError
 }

@@ -42,7 +42,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("nil map without an error")
 		}
 		_ = v.Secrets(map[string]any{"properties": map[string]any{"a": map[string]any{"airbyte_secret": true}}})
-		if err := v.Set("fuzz.key=1"); err != nil {
+		if err := v.Set("fuzz.key=1", nil); err != nil {
 			// A value at fuzz that is not a mapping is a clean error.
 			if strings.Contains(err.Error(), "panic") {
 				t.Fatal(err)

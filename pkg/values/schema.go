@@ -34,6 +34,11 @@ type schema struct {
 	ptr   string
 	title string
 
+	// secret is airbyte_secret: true; def is the default keyword's value, when hasDefault.
+	secret     bool
+	hasDefault bool
+	def        any
+
 	// boolean is set for the schemas true and false; allow is which one.
 	boolean, allow bool
 
@@ -165,6 +170,8 @@ func (c *compiler) keywords(s *schema, at []string, m map[string]any) {
 	c.schemaMap(at, m, "definitions")
 	c.schemaMap(at, m, "$defs")
 	s.title, _ = m["title"].(string)
+	s.secret, _ = m["airbyte_secret"].(bool)
+	s.def, s.hasDefault = m["default"]
 	if raw, ok := m["$ref"]; ok {
 		s.ref = c.ref(at, raw)
 		return

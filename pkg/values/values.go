@@ -52,6 +52,25 @@ func Load(path string, stdin io.Reader) (*Values, error) {
 	return Parse(path, data)
 }
 
+// None is the testing values of a run without a testing values file: empty, to be filled by
+// --set and the defaults of the specification. Rotated tokens need --testing-values-out.
+func None() *Values {
+	v, _ := Parse("", nil)
+	return v
+}
+
+// Name is how messages name where the values come from: the file, <stdin>, or
+// (no --testing-values).
+func (v *Values) Name() string {
+	switch v.File {
+	case "-":
+		return "<stdin>"
+	case "":
+		return "(no --testing-values)"
+	}
+	return v.File
+}
+
 // Parse reads testing values from data; file names them in messages.
 func Parse(file string, data []byte) (*Values, error) {
 	name := file
@@ -195,30 +214,6 @@ func scalar(n *yaml.Node) (any, error) {
 	return n.Value, nil
 }
 
-// Set overrides (or adds) the value at a dotted key path; raw is parsed as a YAML scalar
-// (`--set page_size=50` gives the integer 50, `--set name='"50"'` the string "50").
-func (v *Values) Set(assignment string) error {
-	key, raw, ok := strings.Cut(assignment, "=")
-	if !ok || key == "" {
-		return fmt.Errorf("--set %q: write key.path=value", assignment)
-	}
-	var node yaml.Node
-	var val any = raw
-	if raw != "" {
-		if err := yaml.Unmarshal([]byte(raw), &node); err == nil && len(node.Content) == 1 && node.Content[0].Kind == yaml.ScalarNode {
-			if s, err := scalar(node.Content[0]); err == nil {
-				val = s
-			}
-		}
-	}
-	path := strings.Split(key, ".")
-	if err := setPath(v.Map, path, val); err != nil {
-		return fmt.Errorf("--set %s: %w", key, err)
-	}
-	v.overridden[key] = true
-	return nil
-}
-
 func setPath(m map[string]any, path []string, val any) error {
 	for i, seg := range path[:len(path)-1] {
 		next, ok := m[seg]
@@ -295,11 +290,7 @@ func (v *Values) diagnose(f failure) diag.Diagnostic {
 }
 
 func (v *Values) diagAt(path []string) diag.Diagnostic {
-	name := v.File
-	if name == "-" {
-		name = "<stdin>"
-	}
-	d := diag.Diagnostic{File: name, Severity: diag.Error, Code: diag.CodeTestingValues, Path: strings.Join(path, ".")}
+	d := diag.Diagnostic{File: v.Name(), Severity: diag.Error, Code: diag.CodeTestingValues, Path: strings.Join(path, ".")}
 	if n := v.node(path); n != nil {
 		d.Line, d.Column = n.Line, n.Column
 	}
