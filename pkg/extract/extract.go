@@ -67,6 +67,21 @@ func (e *NotRecordError) Error() string {
 // ErrEmpty is returned for a body that holds nothing but whitespace.
 var ErrEmpty = errors.New("empty response body")
 
+// MaxDepth is how deeply a body may nest objects and lists. Deeper JSON is refused with a
+// *DepthError rather than walked, so that no body can exhaust the stack or the memory of the
+// walk; 512 levels is far more than any real API sends. Count refuses the same bodies.
+const MaxDepth = 512
+
+// DepthError is a body nested deeper than MaxDepth: Offset is the bracket that opens the
+// level one too deep.
+type DepthError struct {
+	Offset int
+}
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("JSON nested deeper than %d levels at byte %d, a limit of connector", MaxDepth, e.Offset)
+}
+
 // Parse validates body as one JSON value and extracts the records at path. An empty path
 // selects the whole body. A list found at a path without wildcards yields one record per
 // element; an object yields one record; null or a missing path yields no record. With
@@ -128,6 +143,8 @@ type parser struct {
 	spaced bool
 	// slow is set while a value that skip refused is scanned again by the parser.
 	slow bool
+	// nest is how many objects and lists enclose the scan (at most MaxDepth).
+	nest int
 	// notRecord is set when the field path ends at a scalar.
 	notRecord *NotRecordError
 	// top, when set, is the lazy Object of the body whose index the scan of the top-level
@@ -138,6 +155,17 @@ type parser struct {
 
 func (p *parser) errorf(format string, args ...any) error {
 	return &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// enter counts the object or list that starts at pos as one more level of nesting; a
+// level beyond MaxDepth is an error. Every successful return from the object or list
+// leaves the level (an error ends the scan, so its count no longer matters).
+func (p *parser) enter() error {
+	if p.nest == MaxDepth {
+		return &DepthError{Offset: p.pos}
+	}
+	p.nest++
+	return nil
 }
 
 // ws skips whitespace and records whether there was any.
@@ -165,9 +193,10 @@ func (p *parser) value(depth int, onPath, build bool) (any, error) {
 	if onPath && depth == len(p.path) {
 		return p.selected(build)
 	}
-	if !build && !onPath && !p.slow {
-		// Nothing to build or to look for inside: validate it in one tight loop. On failure
-		// the scan below finds and words the error, without trying skip again inside.
+	if !build && !onPath && !p.slow && p.nest <= MaxDepth-maxSkipDepth {
+		// Nothing to build or to look for inside: validate it in one tight loop (which
+		// follows at most maxSkipDepth levels, so stays within MaxDepth). On failure the
+		// scan below finds and words the error, without trying skip again inside.
 		end, spaced, ok := skip(p.data, p.pos)
 		if ok {
 			p.pos = end
@@ -257,6 +286,9 @@ func (p *parser) recordValue(build bool) (any, []byte, error) {
 }
 
 func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	p.pos++ // [
 	var list []any
 	if build {
@@ -265,6 +297,7 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
+		p.nest--
 		return list, nil
 	}
 	for {
@@ -286,6 +319,7 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 			p.pos++
 		case ']':
 			p.pos++
+			p.nest--
 			return list, nil
 		default:
 			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
@@ -294,6 +328,9 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 }
 
 func (p *parser) object(depth int, onPath, build bool) (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	p.pos++ // {
 	var m map[string]any
 	if build {
@@ -302,6 +339,7 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
+		p.nest--
 		return m, nil
 	}
 	for {
@@ -329,7 +367,7 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if depth == 0 && p.top != nil {
+		if p.nest == 1 && p.top != nil { // a member of the body's object (depth counts only the path)
 			p.top.note(keyString(key, escaped), valueStart-p.topBase, p.pos-p.topBase)
 		}
 		if build {
@@ -344,6 +382,7 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			p.nest--
 			return m, nil
 		default:
 			return nil, p.errorf("expected , or } in an object, found %q", p.data[p.pos])
@@ -352,6 +391,9 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 }
 
 func (p *parser) array(depth int, onPath, build bool) (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	p.pos++ // [
 	var list []any
 	if build {
@@ -360,6 +402,7 @@ func (p *parser) array(depth int, onPath, build bool) (any, error) {
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
+		p.nest--
 		return list, nil
 	}
 	for i := 0; ; i++ {
@@ -382,6 +425,7 @@ func (p *parser) array(depth int, onPath, build bool) (any, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			p.nest--
 			return list, nil
 		default:
 			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
