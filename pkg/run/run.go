@@ -190,8 +190,12 @@ func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, fir
 	page, err := extract.Parse(resp.Body, r.fieldPath(token, first), r.want)
 	if err != nil {
 		var nr *extract.NotRecordError
+		var de *extract.DepthError
 		if errors.Is(err, extract.ErrEmpty) && (resp.Status == http.StatusNoContent) {
 			page = &extract.Page{}
+		} else if errors.As(err, &de) {
+			// No excerpt: the start of such a body is brackets.
+			return nil, false, fmt.Errorf("%s %s answered %d with %w", req.Method, r.o.Client.Redactor.String(req.URL), resp.Status, err)
 		} else if errors.As(err, &nr) {
 			return nil, false, fmt.Errorf("%s %s answered %d, but %v: %s", req.Method, r.o.Client.Redactor.String(req.URL),
 				resp.Status, err, quoteExcerpt(r.o.Client.RedactedExcerpt(resp.Body)))
