@@ -8,7 +8,9 @@ import (
 // The error handler reads a body as JSON (response, error_message_contains) only within
 // the page parser's nesting limit: a deeper body is not JSON to it, like a page of HTML.
 func TestHandlerBodyWithinTheDepthLimit(t *testing.T) {
-	nested := func(n int) string { return `{"message":"x","deep":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}` }
+	nested := func(n int) string {
+		return `{"message":"x","deep":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`
+	}
 	for _, tt := range []struct {
 		body   string
 		isJSON bool
