@@ -38,6 +38,8 @@ func limitsAPI(t *testing.T) *recorder {
 		"gzip-1025": encoded("gzip", compress(t, "gzip", exact(1025))),
 		"size-1024": answer(exact(1024)),
 		"size-1025": answer(exact(1025)),
+		"records-8": answer(`{"data":[0,0,0,0,0,0,0,0]}`),
+		"records-9": answer(`{"data":[0,0,0,0,0,0,0,0,0]}`),
 		"announced": func(w http.ResponseWriter, _ *http.Request) {
 			// Announces one byte more than 256 MiB, and sends none of it.
 			w.Header().Set("Content-Length", strconv.Itoa(256<<20+1))
@@ -177,6 +179,12 @@ var responseLimits = []limitCase{
 	{name: "an OAuth token answer over the limit", def: "../../../definitions/oauth-refresh-token.yaml", route: "gzip-bomb", code: 1,
 		args: []string{"--stream", "books", "--max-body", "1MiB"},
 		want: "error: stream books, page 1: authentication failed: OAuth token refresh: POST API/gzip-bomb/oauth/token answered 200 with a body larger than 1 MiB (--max-body raises the limit) (0 records written before the failure)"},
+
+	// Records per page: one per 128 bytes of --max-body (8 for 1 KiB).
+	{name: "as many records as --max-body allows", route: "records-8", args: []string{"--max-body", "1KiB"}, code: 0,
+		stdout: strings.Repeat("0\n", 8)},
+	{name: "a page of more records than --max-body allows", route: "records-9", args: []string{"--max-body", "1KiB"}, code: 1,
+		want: "error: stream items, page 1: GET API/records-9/items?key=**** answered 200 with more than 8 records on one page, a limit of one record per 128 bytes of --max-body (--max-body raises the limit) (0 records written before the failure)"},
 
 	// Redirects.
 	{name: "a redirect to file://", route: "to-file", code: 1,

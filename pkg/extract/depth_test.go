@@ -153,3 +153,36 @@ func TestLazyBodyAtTheDepthLimit(t *testing.T) {
 		t.Error("the lazy body indexed on first read differs from the eager one")
 	}
 }
+
+// Want.MaxRecords refuses the record after the last one allowed, in a list or through
+// wildcards, and nothing below it.
+func TestMaxRecords(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		path []string
+		at   int // the offset of the first record too many; -1: accepted
+	}{
+		{`[1,2,3]`, nil, -1},
+		{`[1,2,3,4]`, nil, 7},
+		{`{"data":[{},{},{}],"next":[1,2,3,4,5]}`, []string{"data"}, -1},
+		{`{"data":[{}, {}, {}, {}]}`, []string{"data"}, 21},
+		{`{"a":{"x":1},"b":{"x":2},"c":{"x":3}}`, []string{"*"}, -1},
+		{`{"a":{"x":1},"b":{"x":2},"c":{"x":3},"d":{}}`, []string{"*"}, 41},
+	} {
+		for _, want := range allWants {
+			want.MaxRecords = 3
+			p, err := Parse([]byte(tt.body), tt.path, want)
+			var tm *TooManyRecordsError
+			switch {
+			case tt.at < 0 && (err != nil || len(p.Records) != 3):
+				t.Errorf("%s %+v: error %v", tt.body, want, err)
+			case tt.at >= 0 && (!errors.As(err, &tm) || tm.Offset != tt.at || tm.Max != 3):
+				t.Errorf("%s %+v: error %v, want a TooManyRecordsError at byte %d", tt.body, want, err, tt.at)
+			}
+		}
+	}
+	_, err := Parse([]byte(`[0,0]`), nil, Want{MaxRecords: 1})
+	if want := "more than 1 records on one page (the record at byte 3 is one too many)"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}

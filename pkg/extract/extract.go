@@ -24,6 +24,10 @@ type Want struct {
 	// LazyBody, with Body, makes a body that is an object an *Object, whose values are
 	// decoded only when they are read.
 	LazyBody bool
+	// MaxRecords, when positive, is the most records a page may hold: the record after it
+	// is a *TooManyRecordsError, so that a page of tiny records cannot make the records
+	// take many times the memory of the body.
+	MaxRecords int
 }
 
 // Record is one extracted record.
@@ -62,6 +66,17 @@ type NotRecordError struct {
 
 func (e *NotRecordError) Error() string {
 	return fmt.Sprintf("the field path ends at %s (byte %d), not at an object or a list of objects", e.Kind, e.Offset)
+}
+
+// TooManyRecordsError is a page with more records than Want.MaxRecords; Offset is where the
+// first record too many starts.
+type TooManyRecordsError struct {
+	Max    int
+	Offset int
+}
+
+func (e *TooManyRecordsError) Error() string {
+	return fmt.Sprintf("more than %d records on one page (the record at byte %d is one too many)", e.Max, e.Offset)
 }
 
 // ErrEmpty is returned for a body that holds nothing but whitespace.
@@ -229,8 +244,17 @@ func (p *parser) selected(build bool) (any, error) {
 		return p.arrayOf(build, func(raw []byte, v any) {
 			recs := p.page.Records
 			if cap(recs) == 0 {
-				// Guess from the first record how many follow, to grow the slice once.
-				recs = make([]Record, 0, min((len(p.data)-p.pos)/(len(raw)+1)+1, 4096))
+				// Guess from the first record how many follow, so that the slice is made
+				// once rather than grown (a page of the largest size would leave more than
+				// its own size in discarded copies). At most one record per 64 bytes that
+				// remain: a tiny first record before large ones cannot reserve more than
+				// the body's size.
+				left := len(p.data) - p.pos
+				n := min(left/(len(raw)+1), left/64) + 1
+				if p.want.MaxRecords > 0 {
+					n = min(n, p.want.MaxRecords)
+				}
+				recs = make([]Record, 0, n)
 			}
 			p.page.Records = append(recs, Record{Raw: raw, Value: v})
 		})
@@ -252,12 +276,23 @@ func (p *parser) selected(build bool) (any, error) {
 		}
 		return p.scalar(build)
 	}
+	if err := p.roomForRecord(); err != nil {
+		return nil, err
+	}
 	v, raw, err := p.recordValue(build)
 	if err != nil {
 		return nil, err
 	}
 	p.page.Records = append(p.page.Records, Record{Raw: raw, Value: recordValue(v, p.want.Values)})
 	return v, nil
+}
+
+// roomForRecord says whether the record that starts at pos is within Want.MaxRecords.
+func (p *parser) roomForRecord() error {
+	if m := p.want.MaxRecords; m > 0 && len(p.page.Records) >= m {
+		return &TooManyRecordsError{Max: m, Offset: p.pos}
+	}
+	return nil
 }
 
 func recordValue(v any, want bool) any {
@@ -302,6 +337,9 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 	}
 	for {
 		p.ws()
+		if err := p.roomForRecord(); err != nil {
+			return nil, err
+		}
 		v, raw, err := p.recordValue(build)
 		if err != nil {
 			return nil, err

@@ -16,6 +16,14 @@ import (
 // counted after decompression.
 const DefaultMaxBody = 256 << 20
 
+// BodyLimit is the largest response body the client reads: MaxBody, or DefaultMaxBody.
+func (c *Client) BodyLimit() int64 {
+	if c.MaxBody > 0 {
+		return c.MaxBody
+	}
+	return DefaultMaxBody
+}
+
 // errTooLarge is a body longer than the limit.
 var errTooLarge = errors.New("body larger than the limit")
 

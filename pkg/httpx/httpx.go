@@ -360,10 +360,7 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 		return nil, c.netError(req, actx, err, timeout)
 	}
 	defer res.Body.Close()
-	limit := c.MaxBody
-	if limit <= 0 {
-		limit = DefaultMaxBody
-	}
+	limit := c.BodyLimit()
 	data, decoded, src, err := readResponse(res, req.Buffer, limit)
 	switch {
 	case errors.Is(err, errTooLarge):
