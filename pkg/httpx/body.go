@@ -127,8 +127,8 @@ func readBody(r io.Reader, size, limit int64, reuse []byte) ([]byte, error) {
 		first = make([]byte, 0, want)
 	}
 	buf := first
-	var chunks []chunk // the buffers filled before buf, the first one included
-	var before int64   // the bytes in chunks
+	var chunks []chunk // once first is full: every buffer read into, first first and buf last
+	var before int64   // the bytes in the buffers before buf
 	defer func() {
 		for _, c := range chunks {
 			c.free()
