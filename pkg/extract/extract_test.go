@@ -159,7 +159,8 @@ func FuzzParse(f *testing.F) {
 // whitespace.
 func FuzzSkip(f *testing.F) {
 	for _, s := range []string{`{"a":1}`, `[1, 2, {"x": [true, false, null]}]`, `"a\u00e9\n"`, `{"k" : "v" , "n":-1.5e+3}`,
-		`{"a":"0123456789abcdef\"x"}`, `[{"a":{}},[],""]`, "\"tab\there\"", `{"a" 1}`, `[1,]`, `-01`} {
+		`{"a":"0123456789abcdef\"x"}`, `[{"a":{}},[],""]`, "\"tab\there\"", `{"a" 1}`, `[1,]`, `-01`,
+		arrays(maxSkipDepth), arrays(maxSkipDepth + 1), objects(maxSkipDepth), arrays(MaxDepth + 1)} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, d []byte) {
