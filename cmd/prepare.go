@@ -31,6 +31,7 @@ type runFlags struct {
 	failFast         bool
 	prefetch         int
 	concurrency      int
+	maxBody          sizeFlag
 }
 
 func (f *runFlags) addTestingValues(c *cobra.Command) {
@@ -40,6 +41,8 @@ func (f *runFlags) addTestingValues(c *cobra.Command) {
 		"override or add a testing value given as JSON, as `key.path=JSON` (repeatable), e.g. --set-json 'filter={\"status\":[\"open\"]}'")
 	durationFlag(c.Flags(), &f.timeout, "timeout", 60*time.Second, "timeout of each HTTP request")
 	c.Flags().StringVar(&f.testingValuesOut, "testing-values-out", "", "write rotated OAuth tokens to this `file` instead of the testing values file")
+	f.maxBody = httpx.DefaultMaxBody
+	c.Flags().Var(&f.maxBody, "max-body", "the largest response `size` read, after decompression, e.g. 64MiB or 1GiB; a larger body fails the request")
 }
 
 // configureClient, when set, adjusts every HTTP client prepare builds. Tests use it to
@@ -124,6 +127,7 @@ func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 		Timeout:   f.timeout,
 		Redactor:  s.redactor,
 		UserAgent: "connector/" + version,
+		MaxBody:   int64(f.maxBody),
 	}
 	if configureClient != nil {
 		configureClient(p.client)

@@ -1,9 +1,8 @@
 package auth
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"connector/pkg/extract"
 	"connector/pkg/manifest"
 	"connector/pkg/request"
 	"connector/pkg/template"
@@ -237,7 +237,7 @@ func (o *oauth) refresh(ctx context.Context) error {
 	}
 	body, err := decodeObject(resp.Body)
 	if err != nil {
-		return fail("the answer is not a JSON object")
+		return fail("%s", notAnObject(err))
 	}
 	tok := template.ToString(lookupName(body, o.def.AccessTokenName))
 	if v := lookupName(body, o.def.AccessTokenName); v == nil || template.IsEmpty(v) || tok == "" {
@@ -410,16 +410,25 @@ func formValues(v any) []string {
 	return []string{template.ToString(v)}
 }
 
-// decodeObject decodes a JSON object, keeping numbers exact.
+// notAnObject says why decodeObject refused a token or login answer.
+func notAnObject(err error) string {
+	var de *extract.DepthError
+	if errors.As(err, &de) {
+		return "the answer is " + de.Error()
+	}
+	return "the answer is not a JSON object"
+}
+
+// decodeObject decodes a JSON object, keeping numbers exact, with the page parser's limits
+// (no deeper than extract.MaxDepth).
 func decodeObject(body []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
+	p, err := extract.Parse(body, nil, extract.Want{Body: true})
+	if err != nil {
 		return nil, err
 	}
-	if m == nil {
-		return nil, fmt.Errorf("null")
+	m, ok := p.Body.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("not an object")
 	}
 	return m, nil
 }

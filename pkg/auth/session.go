@@ -157,7 +157,7 @@ func (s *session) fetch(ctx context.Context) error {
 	path := strings.Join(s.def.TokenPath, ".")
 	body, err := decodeObject(resp.Body)
 	if err != nil {
-		return &Error{Msg: fmt.Sprintf("session login: %s: the answer is not a JSON object, so there is no token at session_token_path %s", where, path)}
+		return &Error{Msg: fmt.Sprintf("session login: %s: %s, so there is no token at session_token_path %s", where, notAnObject(err), path)}
 	}
 	v := lookupPath(body, s.def.TokenPath)
 	if v == nil || template.IsEmpty(v) {

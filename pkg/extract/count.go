@@ -11,18 +11,25 @@ import (
 // quotes, escapes and brackets, and checks nothing else, so it is several times faster than
 // Parse. On valid JSON it finds exactly the records Parse finds; on anything else its answer
 // means nothing, which is fine, since Parse decides and the read compares the two.
+//
+// The walk counts the nesting as Parse does: a bracket that opens a level deeper than
+// MaxDepth makes Count say it cannot tell, and Parse then refuses the body.
 
 // Count returns the number of elements of the list at path (keys only, no wildcard) in
 // body, or ok false when it cannot tell: the path does not lead to a list, or the body is
 // cut short or malformed in a way the walk notices. It allocates nothing.
 func Count(body []byte, path []string) (n int, ok bool) {
 	d := body
+	if len(path) >= MaxDepth {
+		return 0, false // the list itself would be too deep
+	}
 	i := skipWS(d, 0)
-	for _, key := range path {
+	for level, key := range path {
 		if key == Wildcard || i >= len(d) || d[i] != '{' {
 			return 0, false
 		}
-		if i = member(d, skipWS(d, i+1), key); i < 0 {
+		// The object is at nesting level+1; its values may open MaxDepth-(level+1) more.
+		if i = member(d, skipWS(d, i+1), key, MaxDepth-level-1); i < 0 {
 			return 0, false
 		}
 	}
@@ -33,16 +40,19 @@ func Count(body []byte, path []string) (n int, ok bool) {
 	if i < len(d) && d[i] == ']' {
 		return 0, true
 	}
+	// The list is at nesting len(path)+1; its elements may open the rest.
+	room := MaxDepth - len(path) - 1
 	if useBlocks {
-		return countBlocks(d, i)
+		return countBlocks(d, i, room)
 	}
-	return countBytes(d, i)
+	return countBytes(d, i, room)
 }
 
 // member finds key among the members of the object whose first key starts at d[i], and
 // returns the index of its value (-1: not there, or the walk failed). A key spelled with
-// escapes is not recognized: Count then says it cannot tell.
-func member(d []byte, i int, key string) int {
+// escapes is not recognized: Count then says it cannot tell. The values passed over may
+// nest room levels.
+func member(d []byte, i int, key string, room int) int {
 	for i < len(d) && d[i] == '"' {
 		start := i + 1
 		if i = pastString(d, start); i < 0 {
@@ -56,7 +66,7 @@ func member(d []byte, i int, key string) int {
 		if string(name) == key {
 			return i
 		}
-		if i = pastValue(d, i); i < 0 {
+		if i = pastValue(d, i, room); i < 0 {
 			return -1
 		}
 		if i = skipWS(d, i); i >= len(d) || d[i] != ',' {
@@ -101,8 +111,9 @@ func pastString(d []byte, i int) int {
 	}
 }
 
-// pastValue returns the index after the value that starts at d[i], by its structure, or -1.
-func pastValue(d []byte, i int) int {
+// pastValue returns the index after the value that starts at d[i], by its structure, or -1
+// (also when it nests more than room levels).
+func pastValue(d []byte, i int, room int) int {
 	depth := 0
 	for i < len(d) {
 		switch c := d[i]; c {
@@ -115,7 +126,9 @@ func pastValue(d []byte, i int) int {
 			}
 			continue
 		case '{', '[':
-			depth++
+			if depth++; depth > room {
+				return -1
+			}
 		case '}', ']':
 			depth--
 			if depth <= 0 {
@@ -136,8 +149,8 @@ func pastValue(d []byte, i int) int {
 
 // countBytes counts the elements of a non-empty list whose first element starts at d[i],
 // a byte at a time: the elements are one more than the commas outside strings and outside
-// nested values, up to the list's closing bracket.
-func countBytes(d []byte, i int) (int, bool) {
+// nested values, up to the list's closing bracket. The elements may nest room levels.
+func countBytes(d []byte, i int, room int) (int, bool) {
 	commas, depth := 0, 0
 	for i < len(d) {
 		switch d[i] {
@@ -147,7 +160,9 @@ func countBytes(d []byte, i int) (int, bool) {
 			}
 			continue
 		case '{', '[':
-			depth++
+			if depth++; depth > room {
+				return 0, false
+			}
 		case '}', ']':
 			if depth == 0 {
 				return commas + 1, true
@@ -168,8 +183,8 @@ func countBytes(d []byte, i int) (int, bool) {
 // those words. Quotes preceded by an odd run of backslashes are escaped; the bytes inside
 // strings are those between an unescaped quote and the next one (a running XOR of the quote
 // bits); only the brackets outside strings are visited one by one, and the commas between
-// two elements are counted a word at a time.
-func countBlocks(d []byte, i int) (int, bool) {
+// two elements are counted a word at a time. The elements may nest room levels.
+func countBlocks(d []byte, i int, room int) (int, bool) {
 	var (
 		masks    [classifyBlocks * 4]uint64
 		tail     [64]byte
@@ -209,7 +224,9 @@ func countBlocks(d []byte, i int) (int, bool) {
 					if depth == 0 {
 						commas += bits.OnesCount64(commaBits & bitRange(from, at))
 					}
-					depth++
+					if depth++; depth > room {
+						return 0, false
+					}
 					continue
 				}
 				if depth == 0 {

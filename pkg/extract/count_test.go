@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -95,7 +96,9 @@ func TestCountAcrossBlockBoundaries(t *testing.T) {
 // input is a list of records, Count finds as many as Parse, whether the list is the body or
 // sits at a path. On other input Count's answer means nothing, but it must not fail.
 func FuzzCount(f *testing.F) {
-	for _, s := range []string{`[]`, `[1,2]`, `[{"a":"\\\""},[{}],"x,y"]`, `["` + strings.Repeat(`\\`, 70) + `"]`, `[{"a":[1,{"b":"]"}]}]`} {
+	for _, s := range []string{`[]`, `[1,2]`, `[{"a":"\\\""},[{}],"x,y"]`, `["` + strings.Repeat(`\\`, 70) + `"]`, `[{"a":[1,{"b":"]"}]}]`,
+		arrays(MaxDepth - 1), arrays(MaxDepth), arrays(MaxDepth + 1), "[" + objects(MaxDepth-2) + "]", "[" + objects(MaxDepth-1) + "]",
+		`[1,{"a":` + arrays(MaxDepth) + `}]`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -105,6 +108,15 @@ func FuzzCount(f *testing.F) {
 		}{{s, nil}, {`{"x":1,"data":` + s + `}`, []string{"data"}}} {
 			body := []byte(tc.body)
 			page, err := Parse(body, tc.path, Want{})
+			var de *DepthError
+			if errors.As(err, &de) {
+				// Everything before the level too many is valid JSON, which Count walks
+				// as Parse does: it meets that level too and must not count.
+				if n, ok := countBoth(t, body, tc.path); ok {
+					t.Fatalf("Count(%q) = %d, true; Parse: %v", body, n, err)
+				}
+				continue
+			}
 			if err != nil {
 				Count(body, tc.path)
 				if useBlocks {

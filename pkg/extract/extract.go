@@ -24,6 +24,10 @@ type Want struct {
 	// LazyBody, with Body, makes a body that is an object an *Object, whose values are
 	// decoded only when they are read.
 	LazyBody bool
+	// MaxRecords, when positive, is the most records a page may hold: the record after it
+	// is a *TooManyRecordsError, so that a page of tiny records cannot make the records
+	// take many times the memory of the body.
+	MaxRecords int
 }
 
 // Record is one extracted record.
@@ -64,8 +68,34 @@ func (e *NotRecordError) Error() string {
 	return fmt.Sprintf("the field path ends at %s (byte %d), not at an object or a list of objects", e.Kind, e.Offset)
 }
 
+// TooManyRecordsError is a page with more records than Want.MaxRecords; Offset is where the
+// first record too many starts.
+type TooManyRecordsError struct {
+	Max    int
+	Offset int
+}
+
+func (e *TooManyRecordsError) Error() string {
+	return fmt.Sprintf("more than %d records on one page (the record at byte %d is one too many)", e.Max, e.Offset)
+}
+
 // ErrEmpty is returned for a body that holds nothing but whitespace.
 var ErrEmpty = errors.New("empty response body")
+
+// MaxDepth is how deeply a body may nest objects and lists. Deeper JSON is refused with a
+// *DepthError rather than walked, so that no body can exhaust the stack or the memory of the
+// walk; 512 levels is far more than any real API sends. Count refuses the same bodies.
+const MaxDepth = 512
+
+// DepthError is a body nested deeper than MaxDepth: Offset is the bracket that opens the
+// level one too deep.
+type DepthError struct {
+	Offset int
+}
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("JSON nested deeper than %d levels at byte %d, a limit of connector", MaxDepth, e.Offset)
+}
 
 // Parse validates body as one JSON value and extracts the records at path. An empty path
 // selects the whole body. A list found at a path without wildcards yields one record per
@@ -128,6 +158,8 @@ type parser struct {
 	spaced bool
 	// slow is set while a value that skip refused is scanned again by the parser.
 	slow bool
+	// nest is how many objects and lists enclose the scan (at most MaxDepth).
+	nest int
 	// notRecord is set when the field path ends at a scalar.
 	notRecord *NotRecordError
 	// top, when set, is the lazy Object of the body whose index the scan of the top-level
@@ -138,6 +170,17 @@ type parser struct {
 
 func (p *parser) errorf(format string, args ...any) error {
 	return &SyntaxError{Offset: p.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// enter counts the object or list that starts at pos as one more level of nesting; a
+// level beyond MaxDepth is an error. Every successful return from the object or list
+// leaves the level (an error ends the scan, so its count no longer matters).
+func (p *parser) enter() error {
+	if p.nest == MaxDepth {
+		return &DepthError{Offset: p.pos}
+	}
+	p.nest++
+	return nil
 }
 
 // ws skips whitespace and records whether there was any.
@@ -165,9 +208,10 @@ func (p *parser) value(depth int, onPath, build bool) (any, error) {
 	if onPath && depth == len(p.path) {
 		return p.selected(build)
 	}
-	if !build && !onPath && !p.slow {
-		// Nothing to build or to look for inside: validate it in one tight loop. On failure
-		// the scan below finds and words the error, without trying skip again inside.
+	if !build && !onPath && !p.slow && p.nest <= MaxDepth-maxSkipDepth {
+		// Nothing to build or to look for inside: validate it in one tight loop (which
+		// follows at most maxSkipDepth levels, so stays within MaxDepth). On failure the
+		// scan below finds and words the error, without trying skip again inside.
 		end, spaced, ok := skip(p.data, p.pos)
 		if ok {
 			p.pos = end
@@ -200,8 +244,17 @@ func (p *parser) selected(build bool) (any, error) {
 		return p.arrayOf(build, func(raw []byte, v any) {
 			recs := p.page.Records
 			if cap(recs) == 0 {
-				// Guess from the first record how many follow, to grow the slice once.
-				recs = make([]Record, 0, min((len(p.data)-p.pos)/(len(raw)+1)+1, 4096))
+				// Guess from the first record how many follow, so that the slice is made
+				// once rather than grown (a page of the largest size would leave more than
+				// its own size in discarded copies). At most one record per 64 bytes that
+				// remain: a tiny first record before large ones cannot reserve more than
+				// the body's size.
+				left := len(p.data) - p.pos
+				n := min(left/(len(raw)+1), left/64) + 1
+				if p.want.MaxRecords > 0 {
+					n = min(n, p.want.MaxRecords)
+				}
+				recs = make([]Record, 0, n)
 			}
 			p.page.Records = append(recs, Record{Raw: raw, Value: v})
 		})
@@ -223,12 +276,23 @@ func (p *parser) selected(build bool) (any, error) {
 		}
 		return p.scalar(build)
 	}
+	if err := p.roomForRecord(); err != nil {
+		return nil, err
+	}
 	v, raw, err := p.recordValue(build)
 	if err != nil {
 		return nil, err
 	}
 	p.page.Records = append(p.page.Records, Record{Raw: raw, Value: recordValue(v, p.want.Values)})
 	return v, nil
+}
+
+// roomForRecord says whether the record that starts at pos is within Want.MaxRecords.
+func (p *parser) roomForRecord() error {
+	if m := p.want.MaxRecords; m > 0 && len(p.page.Records) >= m {
+		return &TooManyRecordsError{Max: m, Offset: p.pos}
+	}
+	return nil
 }
 
 func recordValue(v any, want bool) any {
@@ -257,6 +321,9 @@ func (p *parser) recordValue(build bool) (any, []byte, error) {
 }
 
 func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	p.pos++ // [
 	var list []any
 	if build {
@@ -265,10 +332,14 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
+		p.nest--
 		return list, nil
 	}
 	for {
 		p.ws()
+		if err := p.roomForRecord(); err != nil {
+			return nil, err
+		}
 		v, raw, err := p.recordValue(build)
 		if err != nil {
 			return nil, err
@@ -286,6 +357,7 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 			p.pos++
 		case ']':
 			p.pos++
+			p.nest--
 			return list, nil
 		default:
 			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
@@ -294,6 +366,9 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 }
 
 func (p *parser) object(depth int, onPath, build bool) (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	p.pos++ // {
 	var m map[string]any
 	if build {
@@ -302,6 +377,7 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
+		p.nest--
 		return m, nil
 	}
 	for {
@@ -329,7 +405,7 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if depth == 0 && p.top != nil {
+		if p.nest == 1 && p.top != nil { // a member of the body's object (depth counts only the path)
 			p.top.note(keyString(key, escaped), valueStart-p.topBase, p.pos-p.topBase)
 		}
 		if build {
@@ -344,6 +420,7 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			p.nest--
 			return m, nil
 		default:
 			return nil, p.errorf("expected , or } in an object, found %q", p.data[p.pos])
@@ -352,6 +429,9 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 }
 
 func (p *parser) array(depth int, onPath, build bool) (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
 	p.pos++ // [
 	var list []any
 	if build {
@@ -360,6 +440,7 @@ func (p *parser) array(depth int, onPath, build bool) (any, error) {
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
+		p.nest--
 		return list, nil
 	}
 	for i := 0; ; i++ {
@@ -382,6 +463,7 @@ func (p *parser) array(depth int, onPath, build bool) (any, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			p.nest--
 			return list, nil
 		default:
 			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])

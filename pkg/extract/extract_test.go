@@ -106,8 +106,26 @@ func TestParseErrors(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"data":[{"a":1},{"b":"x"}]}`), "data")
 	f.Add([]byte(`[1, 2, {"x": [true, false, null]}]`), "*")
+	f.Add([]byte(arrays(MaxDepth)), "0")
+	f.Add([]byte(arrays(MaxDepth+1)), "0")
+	f.Add([]byte(`{"data":[`+objects(MaxDepth-2)+`]}`), "data")
+	f.Add([]byte(`{"data":[`+objects(MaxDepth-1)+`]}`), "data")
+	f.Add([]byte(`{"data":[{"x":`+arrays(MaxDepth-2)+`}]}`), "data")
 	f.Fuzz(func(t *testing.T, body []byte, seg string) {
 		p, err := Parse(body, []string{seg}, Want{Body: true, Values: true})
+		var de *DepthError
+		if errors.As(err, &de) {
+			// Valid or not, a body refused for its depth opens more levels than the limit.
+			if opens := bytes.Count(body, []byte("[")) + bytes.Count(body, []byte("{")); opens <= MaxDepth {
+				t.Fatalf("Parse: %v, but the body opens only %d objects and lists", err, opens)
+			}
+			for _, want := range []Want{{}, {Body: true, LazyBody: true}} {
+				if _, err2 := Parse(body, []string{seg}, want); !errors.As(err2, &de) {
+					t.Fatalf("Parse with %+v: %v; with bodies and values: %v", want, err2, err)
+				}
+			}
+			return
+		}
 		valid := json.Valid(body)
 		// A field path ending at a scalar is reported only for a body that is valid JSON.
 		var notRecord *NotRecordError
@@ -141,7 +159,8 @@ func FuzzParse(f *testing.F) {
 // whitespace.
 func FuzzSkip(f *testing.F) {
 	for _, s := range []string{`{"a":1}`, `[1, 2, {"x": [true, false, null]}]`, `"a\u00e9\n"`, `{"k" : "v" , "n":-1.5e+3}`,
-		`{"a":"0123456789abcdef\"x"}`, `[{"a":{}},[],""]`, "\"tab\there\"", `{"a" 1}`, `[1,]`, `-01`} {
+		`{"a":"0123456789abcdef\"x"}`, `[{"a":{}},[],""]`, "\"tab\there\"", `{"a" 1}`, `[1,]`, `-01`,
+		arrays(maxSkipDepth), arrays(maxSkipDepth + 1), objects(maxSkipDepth), arrays(MaxDepth + 1)} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, d []byte) {

@@ -7,7 +7,8 @@ import (
 
 // Object is a JSON object of a response body that is decoded on demand: a template reading
 // `response.next` decodes the value of "next" and nothing else. It keeps the object's text,
-// which Parse has already validated. Its values are what Want.Body would build
+// which Parse has already validated, its nesting included (no deeper than MaxDepth, so
+// decoding a value is bounded too). Its values are what Want.Body would build
 // (map[string]any, []any, string, json.Number, bool or nil); each is decoded once, on first
 // access, and then kept, so a value changed by a template stays changed.
 //
@@ -32,7 +33,8 @@ func (o *Object) Get(key string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	p := parser{data: o.raw[:s.end], pos: s.start}
+	// The value sits inside the body's object: one level of nesting already.
+	p := parser{data: o.raw[:s.end], pos: s.start, nest: 1}
 	v, err := p.value(-1, false, true)
 	if err != nil {
 		// Unreachable: Parse validated the whole body.
@@ -102,7 +104,7 @@ func valueEnd(d []byte, i int) int {
 	if end, _, ok := skip(d, i); ok {
 		return end
 	}
-	p := parser{data: d, pos: i, slow: true} // nested deeper than skip follows
+	p := parser{data: d, pos: i, slow: true, nest: 1} // nested deeper than skip follows
 	p.value(-1, false, false)
 	return p.pos
 }

@@ -108,3 +108,19 @@ func TestLazyBodyCopyInTemplates(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// A record nested deeper than skip follows is scanned by the parser; its inner objects are
+// not members of the body's object.
+func TestLazyBodyWithADeepRecord(t *testing.T) {
+	body := `{"data":[` + strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100) + `],"next":"c2"}`
+	p, err := Parse([]byte(body), []string{"data"}, Want{Body: true, LazyBody: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Body.(*Object).Keys(); !reflect.DeepEqual(got, []string{"data", "next"}) {
+		t.Errorf("keys %q, want data next", got)
+	}
+	if got, want := materialize(p.Body.(*Object)), decoded(t, body); !reflect.DeepEqual(any(got), want) {
+		t.Error("the lazy body differs from the decoded one")
+	}
+}

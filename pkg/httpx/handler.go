@@ -1,8 +1,6 @@
 package httpx
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"connector/pkg/extract"
 	"connector/pkg/manifest"
 	"connector/pkg/template"
 )
@@ -190,15 +189,14 @@ type outcome struct {
 	isJSON  bool
 }
 
+// json decodes the body, with the page parser's limits (a body nested deeper than
+// extract.MaxDepth is not JSON here).
 func (o *outcome) json() any {
 	if !o.decoded {
 		o.decoded = true
 		o.body = map[string]any{}
-		d := json.NewDecoder(bytes.NewReader(o.resp.Body))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err == nil && !d.More() {
-			o.body, o.isJSON = v, true
+		if p, err := extract.Parse(o.resp.Body, nil, extract.Want{Body: true}); err == nil {
+			o.body, o.isJSON = p.Body, true
 		}
 	}
 	return o.body

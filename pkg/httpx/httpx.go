@@ -5,9 +5,6 @@ package httpx
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -17,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -98,6 +94,9 @@ type Client struct {
 	Observe func(Exchange)
 	// UserAgent is sent when the request sets none.
 	UserAgent string
+	// MaxBody is the largest response body read, in bytes after decompression (default
+	// DefaultMaxBody). A longer body fails the request at once, without a retry.
+	MaxBody int64
 }
 
 // StatusError is an HTTP status the error handler failed (at once, or after retries).
@@ -138,14 +137,20 @@ type NetError struct {
 	Err         string // redacted
 	Timeout     bool
 	// Permanent is set for failures a retry cannot fix: an invalid URL, an unknown host, a
-	// TLS failure, too many redirects.
+	// TLS failure, too many redirects, a body over the limit.
 	Permanent bool
+	// Answered is the status of a response whose body was refused (larger than
+	// Client.MaxBody); Err then completes "GET URL answered 200 with …".
+	Answered int
 	// GaveUp says why the retries stopped, when there were some.
 	GaveUp string
 }
 
 func (e *NetError) Error() string {
 	msg := fmt.Sprintf("%s %s: %s", e.Method, e.URL, e.Err)
+	if e.Answered != 0 {
+		msg = fmt.Sprintf("%s %s answered %d with %s", e.Method, e.URL, e.Answered, e.Err)
+	}
 	if e.GaveUp != "" {
 		msg += " (" + e.GaveUp + ")"
 	}
@@ -355,84 +360,34 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 		return nil, c.netError(req, actx, err, timeout)
 	}
 	defer res.Body.Close()
-	data, err := readBody(res, req.Buffer)
-	if err != nil {
-		ne := c.netError(req, actx, err, timeout)
+	limit := c.BodyLimit()
+	data, decoded, src, err := readResponse(res, req.Buffer, limit)
+	switch {
+	case errors.Is(err, errTooLarge):
+		ne := fail(true, "a body larger than %s (--max-body raises the limit)", FormatSize(limit))
+		ne.Answered = res.StatusCode
+		return nil, ne
+	case src.err != nil:
+		ne := c.netError(req, actx, src.err, timeout)
 		if !ne.Timeout {
 			ne.Err = c.Redactor.String(fmt.Sprintf("%d %s, but the body was cut short after %d bytes (%s)",
-				res.StatusCode, http.StatusText(res.StatusCode), len(data), cleanURLError(err)))
+				res.StatusCode, http.StatusText(res.StatusCode), src.n, cleanURLError(src.err)))
 		} else {
-			ne.Err += fmt.Sprintf(" (%d %s, %d bytes of the body received)", res.StatusCode, http.StatusText(res.StatusCode), len(data))
+			ne.Err += fmt.Sprintf(" (%d %s, %d bytes of the body received)", res.StatusCode, http.StatusText(res.StatusCode), src.n)
 		}
 		if len(data) > 0 {
 			ne.Err += ": " + strconv.Quote(c.RedactedExcerpt(data))
 		}
 		return nil, ne
+	case err != nil:
+		enc := strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding")))
+		return nil, fail(false, "%d %s, but the %s body cannot be decoded: %v", res.StatusCode, http.StatusText(res.StatusCode), enc, err)
 	}
-	if enc := strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))); enc != "" && !res.Uncompressed && len(data) > 0 {
-		decoded, derr := decode(enc, data)
-		if derr != nil {
-			return nil, fail(false, "%d %s, but the %s body cannot be decoded: %v", res.StatusCode, http.StatusText(res.StatusCode), enc, derr)
-		}
-		if decoded != nil {
-			data = decoded
-			res.Header.Del("Content-Encoding")
-			res.Header.Del("Content-Length")
-		}
+	if decoded {
+		res.Header.Del("Content-Encoding")
+		res.Header.Del("Content-Length")
 	}
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: data, URL: res.Request.URL.String()}, nil
-}
-
-// readBody reads a whole body into one buffer sized from Content-Length when the server sent
-// one, instead of growing it by doubling (which allocates and copies about twice the body).
-// reuse is that buffer when it is large enough (see Request.Buffer).
-func readBody(res *http.Response, reuse []byte) ([]byte, error) {
-	n := res.ContentLength
-	if n <= 0 || n > 256<<20 {
-		return io.ReadAll(res.Body)
-	}
-	buf := reuse[:0]
-	if int64(cap(buf)) <= n {
-		// A byte more than announced, so that the read which meets the end has room.
-		buf = make([]byte, 0, n+1)
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, len(buf)/2+512) // longer than announced
-		}
-		k, err := res.Body.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+k]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-}
-
-// decode undoes a gzip or deflate Content-Encoding; nil for an encoding it does not know
-// (the body is then left as it is).
-func decode(enc string, data []byte) ([]byte, error) {
-	var r io.ReadCloser
-	var err error
-	switch enc {
-	case "gzip", "x-gzip":
-		r, err = gzip.NewReader(bytes.NewReader(data))
-	case "deflate":
-		// RFC 9110 deflate is zlib-wrapped; some servers send raw deflate.
-		r, err = zlib.NewReader(bytes.NewReader(data))
-		if err != nil {
-			r, err = flate.NewReader(bytes.NewReader(data)), nil
-		}
-	default:
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
 }
 
 // redirectError stops a redirect chain; it is never retried.
@@ -440,9 +395,13 @@ type redirectError struct{ msg string }
 
 func (e *redirectError) Error() string { return e.msg }
 
-// checkRedirect follows at most maxRedirects redirects, refuses a loop, and drops the
-// credentials when a redirect leaves the host of the original request.
+// checkRedirect follows at most maxRedirects redirects, refuses a loop and any scheme but
+// http and https, and drops the credentials when a redirect leaves the host of the original
+// request.
 func (c *Client) checkRedirect(next *http.Request, via []*http.Request) error {
+	if s := next.URL.Scheme; s != "http" && s != "https" {
+		return &redirectError{fmt.Sprintf("redirect to %s refused: only http and https URLs are followed", c.Redactor.String(next.URL.String()))}
+	}
 	for _, prev := range via {
 		if prev.URL.String() == next.URL.String() {
 			chain := make([]string, 0, len(via)+1)

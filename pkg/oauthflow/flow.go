@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"connector/pkg/extract"
 )
 
 // Flow is one run of the authorization-code flow: the client credentials, the redirect URI
@@ -268,10 +270,11 @@ func (f *Flow) Exchange(ctx context.Context, client *http.Client, code string) (
 	return body, nil
 }
 
-// parseBody reads a JSON object, or a form-encoded body (GitHub's default answer).
+// parseBody reads a JSON object (no deeper than extract.MaxDepth, which the page parser
+// checks before encoding/json decodes it), or a form-encoded body (GitHub's default answer).
 func parseBody(data []byte) map[string]any {
 	var m map[string]any
-	if json.Unmarshal(data, &m) == nil && m != nil {
+	if _, err := extract.Parse(data, nil, extract.Want{}); err == nil && json.Unmarshal(data, &m) == nil && m != nil {
 		return m
 	}
 	text := strings.TrimSpace(string(data))

@@ -160,6 +160,7 @@ func (r *reader) read(ctx context.Context) error {
 		return err
 	}
 	r.want = wants(r.s)
+	r.want.MaxRecords = int(max(r.o.Client.BodyLimit()/recordBytes, 1))
 	r.handler = handler
 	token := pag.Initial()
 	if n := r.o.Prefetch; n > 1 {
@@ -173,6 +174,11 @@ func (r *reader) read(ctx context.Context) error {
 	}
 	return r.readPages(ctx, token)
 }
+
+// recordBytes is the share of --max-body each record of a page stands for: a page holds at
+// most one record per recordBytes of the limit, so that a page of tiny records cannot make
+// its records (some 64 bytes of bookkeeping each) take more memory than half the limit.
+const recordBytes = 128
 
 // handle extracts, emits and reports the page that answered req (sent with token), and
 // decides what comes next: the next token, or stop. Sequential and prefetched reads share it.
@@ -190,8 +196,16 @@ func (r *reader) handle(req *httpx.Request, resp *httpx.Response, token any, fir
 	page, err := extract.Parse(resp.Body, r.fieldPath(token, first), r.want)
 	if err != nil {
 		var nr *extract.NotRecordError
+		var de *extract.DepthError
+		var tm *extract.TooManyRecordsError
 		if errors.Is(err, extract.ErrEmpty) && (resp.Status == http.StatusNoContent) {
 			page = &extract.Page{}
+		} else if errors.As(err, &de) {
+			// No excerpt: the start of such a body is brackets.
+			return nil, false, fmt.Errorf("%s %s answered %d with %w", req.Method, r.o.Client.Redactor.String(req.URL), resp.Status, err)
+		} else if errors.As(err, &tm) {
+			return nil, false, fmt.Errorf("%s %s answered %d with more than %d records on one page, a limit of one record per %d bytes of --max-body (--max-body raises the limit)",
+				req.Method, r.o.Client.Redactor.String(req.URL), resp.Status, tm.Max, recordBytes)
 		} else if errors.As(err, &nr) {
 			return nil, false, fmt.Errorf("%s %s answered %d, but %v: %s", req.Method, r.o.Client.Redactor.String(req.URL),
 				resp.Status, err, quoteExcerpt(r.o.Client.RedactedExcerpt(resp.Body)))
@@ -309,6 +323,9 @@ func (r *reader) emit(page *extract.Page, token any, first bool) (emitted int, l
 		vars = r.vars(token, first)
 	}
 	r.batch = r.batch[:0]
+	if cap(r.batch) < len(page.Records) {
+		r.batch = make([][]byte, 0, len(page.Records)) // made at the page's size, not grown
+	}
 	for i := range page.Records {
 		rec := &page.Records[i]
 		if filter != nil {
