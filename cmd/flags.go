@@ -43,6 +43,8 @@ func flagError(f *pflag.Flag, value string, err error, source string) error {
 			b.rule = "must be a whole number"
 		case "duration":
 			b.rule = "must be a duration such as 30s, 2m or 1h30m"
+		case "size":
+			b.rule = "must be a size such as 64MiB, 1GiB or a number of bytes (1 byte to 4 EiB)"
 		default:
 			b.rule = "cannot take this value: " + err.Error()
 		}

@@ -194,9 +194,9 @@ var responseLimits = []limitCase{
 
 	// The flag.
 	{name: "--max-body that is not a size", route: "size-1024", args: []string{"--max-body", "64XB"}, code: 2, requests: -1,
-		want: `error: invalid argument "64XB" for "--max-body" flag: not a size: write a number of bytes, or one with KiB, MiB or GiB, e.g. 64MiB`},
+		want: `error: --max-body must be a size such as 64MiB, 1GiB or a number of bytes (1 byte to 4 EiB), not "64XB"`},
 	{name: "--max-body 0", route: "size-1024", args: []string{"--max-body", "0"}, code: 2, requests: -1,
-		want: `error: invalid argument "0" for "--max-body" flag: out of range: a size is from 1 byte to 4 EiB`},
+		want: `error: --max-body must be a size such as 64MiB, 1GiB or a number of bytes (1 byte to 4 EiB), not "0"`},
 }
 
 func TestResponseLimits(t *testing.T) {
