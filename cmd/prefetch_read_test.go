@@ -160,9 +160,10 @@ func TestPrefetchRequestsAheadAndTracesDiscardedPages(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
 	}
-	// Five pages are requested at once (offsets 0 to 12), and one more after each page used.
-	// The third page (1 record) ends the stream; the four fetched beyond it (9 to 18) are
-	// discarded: cancelled, or answered and not emitted.
+	// Up to five pages are requested ahead of the page being read (offsets 0 to 12 at
+	// first). The third page (1 record) ends the stream; the pages requested beyond it (from
+	// offset 9 on: how many depends on how fast the API answers) are discarded: cancelled,
+	// or answered and not emitted.
 	var urls []string
 	for _, r := range api.requests() {
 		urls = append(urls, r.URL)
@@ -186,12 +187,12 @@ func TestPrefetchRequestsAheadAndTracesDiscardedPages(t *testing.T) {
 	if len(pages) != 3 || !strings.Contains(pages[2], `"decision":"stop"`) || !strings.Contains(pages[2], `"token_before":6`) {
 		t.Errorf("pages used:\n%s", strings.Join(pages, "\n"))
 	}
-	if len(discarded) != 4 {
+	if len(discarded) < 2 || len(discarded) > 6 {
 		t.Fatalf("discarded pages:\n%s", strings.Join(discarded, "\n"))
 	}
 	for i, d := range discarded {
 		if !strings.Contains(d, fmt.Sprintf(`"page":%d,`, 4+i)) || !strings.Contains(d, fmt.Sprintf(`"token_before":%d}`, 9+3*i)) ||
-			!strings.Contains(d, `"reason":"discarded: fetched ahead, past the end of the read, `) || !strings.Contains(d, `"emitted":0,`) {
+			!strings.Contains(d, `"reason":"discarded: sent ahead, past the last page, `) || !strings.Contains(d, `"emitted":0,`) {
 			t.Errorf("discarded page %d: %s", i, d)
 		}
 	}

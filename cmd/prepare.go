@@ -270,5 +270,5 @@ func (p *prepared) writeBack(updates []auth.Update, f *runFlags) error {
 }
 
 func (p *prepared) options() *run.Options {
-	return &run.Options{Def: p.def, Config: p.values.Map, Auth: p.auth, Client: p.client}
+	return &run.Options{Config: p.values.Map, Auth: p.auth, Client: p.client}
 }

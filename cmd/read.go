@@ -147,7 +147,7 @@ func readRun(ctx context.Context, opts *readOptions) error {
 			stopErr = err
 			return true
 		}
-		if res.Limit != "" {
+		if res.Limit.Set() {
 			fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", s.Name, res.Limit,
 				plural(res.Records, "record"), plural(res.Pages, "page"))
 		}
@@ -250,7 +250,7 @@ func (p *progress) StreamStart(stream string) {
 }
 
 func (p *progress) Page(ev run.PageEvent) {
-	if ev.Discarded {
+	if ev.End == run.Discarded {
 		return
 	}
 	p.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"strconv"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"connector/pkg/httpx"
+	"connector/pkg/manifest"
 	"connector/pkg/paginate"
 	"connector/pkg/redact"
 	"connector/pkg/run"
@@ -88,7 +90,7 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	for _, s := range p.streams {
 		t.describe = describePagination(p, s.Name)
 		res := run.Stream(ctx, ro, s)
-		if res.Limit != "" && res.Err == nil {
+		if res.Limit.Set() && res.Err == nil {
 			fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", s.Name, res.Limit,
 				plural(res.Records, "record"), plural(res.Pages, "page"))
 		}
@@ -222,27 +224,18 @@ func (t *tracer) exchange(e httpx.Exchange) {
 func (t *tracer) Page(ev run.PageEvent) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	decision := "next"
-	if ev.Stop {
-		decision = "stop"
-	}
-	if strings.HasPrefix(ev.Reason, "error:") {
-		decision = "error"
-	}
-	if ev.Discarded {
-		decision = "discarded"
-	}
+	decision, reason := pageDecision(ev)
 	if t.json {
 		t.emit(map[string]any{
 			"event": "page", "stream": ev.Stream, "page": ev.Number, "status": ev.Status,
 			"size": ev.Size, "records": ev.Records, "emitted": ev.Emitted,
 			"token_before": tokenJSON(ev.TokenBefore), "token_after": tokenJSON(ev.TokenAfter),
-			"decision": decision, "reason": ev.Reason,
+			"decision": decision, "reason": reason,
 		})
 		return
 	}
-	if ev.Discarded {
-		t.printf("    page %d, token %s: %s\n", ev.Number, tokenText(ev.TokenBefore), t.dim(ev.Reason))
+	if ev.End == run.Discarded {
+		t.printf("    page %d, token %s: %s\n", ev.Number, tokenText(ev.TokenBefore), t.dim(reason))
 		return
 	}
 	kept := ""
@@ -251,7 +244,6 @@ func (t *tracer) Page(ev run.PageEvent) {
 	}
 	t.printf("    page %d: %s extracted%s, token %s → %s\n", ev.Number, plural(ev.Records, "record"), kept,
 		tokenText(ev.TokenBefore), tokenText(ev.TokenAfter))
-	reason := ev.Reason
 	switch decision {
 	case "next":
 		reason = t.green(reason)
@@ -263,13 +255,71 @@ func (t *tracer) Page(ev run.PageEvent) {
 	t.printf("    %s\n", reason)
 }
 
+// pageDecision words what a page meant for the read: the decision (next, stop, error or
+// discarded) and its reason, e.g. "next: offset=200 (100 records ≥ limit 100)".
+func pageDecision(ev run.PageEvent) (decision, reason string) {
+	switch ev.End {
+	case run.Continue:
+		return "next", "next: " + paginationReason(ev.Decision)
+	case run.Paginated:
+		return "stop", "stop: " + paginationReason(ev.Decision)
+	case run.Limited:
+		return "stop", "stop: " + ev.Limit.String()
+	case run.Ignored:
+		return "stop", "stop: " + ev.Ignored
+	case run.Failed:
+		return "error", "error: " + ev.Err.Error()
+	}
+	var why string
+	switch ev.Discard.Why {
+	case run.PastTheEnd:
+		why = "sent ahead, past the last page"
+	case run.AfterFailure:
+		why = "sent ahead, beyond the page that failed"
+	case run.WrongGuess:
+		why = "sent ahead with a token the page before did not lead to (next is " + template.ToString(ev.Discard.Next) + ")"
+	}
+	if ev.Discard.Answered {
+		return "discarded", "discarded: " + why + ", not emitted"
+	}
+	return "discarded", "discarded: " + why + ", cancelled before its answer"
+}
+
+// paginationReason words a paginator's decision: "offset=200 (100 records ≥ limit 100)",
+// "37 records < limit 100", "no value at response.next", "stop_condition true".
+func paginationReason(d paginate.Decision) string {
+	token, sizeWord := "offset", "limit"
+	if d.Strategy == manifest.PageIncrement {
+		token, sizeWord = "page", "page size"
+	}
+	switch d.Why {
+	case paginate.NotPaginated:
+		return "no pagination"
+	case paginate.FullPage:
+		return fmt.Sprintf("%s=%s (%s ≥ %s %d)", token, template.ToString(d.Token), plural(d.Count, "record"), sizeWord, d.Size)
+	case paginate.NonEmptyPage:
+		return fmt.Sprintf("%s=%s (%s, no %s set)", token, template.ToString(d.Token), plural(d.Count, "record"), sizeWord)
+	case paginate.ShortPage:
+		return fmt.Sprintf("%s < %s %d", plural(d.Count, "record"), sizeWord, d.Size)
+	case paginate.EmptyPage:
+		return fmt.Sprintf("empty page (no %s set)", sizeWord)
+	case paginate.CursorFound:
+		return "cursor=" + strconv.Quote(template.ToString(d.Token)) + " from " + d.Source
+	case paginate.NoCursor:
+		return "no value at " + d.Source
+	case paginate.StopCondition:
+		return "stop_condition true"
+	}
+	return fmt.Sprintf("decision %d", d.Why)
+}
+
 func (t *tracer) StreamEnd(res run.Result) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.json {
 		ev := map[string]any{"event": "stream_end", "stream": res.Stream, "pages": res.Pages, "records": res.Records}
-		if res.Limit != "" {
-			ev["stopped_by"] = res.Limit
+		if res.Limit.Set() {
+			ev["stopped_by"] = res.Limit.String()
 		}
 		if res.Err != nil {
 			ev["error"] = res.Err.Error()
@@ -281,8 +331,8 @@ func (t *tracer) StreamEnd(res run.Result) {
 	switch {
 	case res.Err != nil:
 		end = ", " + t.red("failed")
-	case res.Limit != "":
-		end = ", stopped early by " + res.Limit
+	case res.Limit.Set():
+		end = ", stopped early by " + res.Limit.String()
 	}
 	t.printf("  %s: %s, %s emitted%s\n", res.Stream, plural(res.Pages, "page"), plural(res.Records, "record"), end)
 }

@@ -13,6 +13,7 @@ import (
 
 	"connector/pkg/extract"
 	"connector/pkg/manifest"
+	"connector/pkg/record"
 	"connector/pkg/request"
 	"connector/pkg/template"
 )
@@ -33,7 +34,7 @@ type oauth struct {
 	clientID, clientSecret string
 	scopes                 []string
 	headers                [][2]string
-	body                   *request.Object
+	body                   *record.Object
 	form                   bool
 
 	mu           sync.Mutex
@@ -384,16 +385,16 @@ func parseStoredExpiry(s, format string) (time.Time, error) {
 }
 
 // renderObject renders a mapping tree (refresh_request_headers or _body).
-func renderObject(t *manifest.Tree, scope *request.Scope) (*request.Object, error) {
+func renderObject(t *manifest.Tree, scope *request.Scope) (*record.Object, error) {
 	v, err := request.RenderTree(t, scope)
 	if err != nil {
 		return nil, err
 	}
-	if obj, ok := v.(*request.Object); ok {
+	if obj, ok := v.(*record.Object); ok {
 		return obj, nil
 	}
 	if v == nil {
-		return &request.Object{}, nil
+		return &record.Object{}, nil
 	}
 	return nil, fmt.Errorf("must be a mapping, got %s", template.ToString(v))
 }

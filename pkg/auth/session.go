@@ -10,6 +10,7 @@ import (
 
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
+	"connector/pkg/record"
 	"connector/pkg/request"
 	"connector/pkg/template"
 )
@@ -73,7 +74,7 @@ func (s *session) loginVars() map[string]any {
 // registerSecrets adds the string values of a rendered login option: every value of a body,
 // and the values of parameters and headers whose name says they are credentials.
 func (s *session) registerSecrets(v any, all bool) {
-	obj, ok := v.(*request.Object)
+	obj, ok := v.(*record.Object)
 	if !ok {
 		return
 	}
@@ -83,7 +84,7 @@ func (s *session) registerSecrets(v any, all bool) {
 			continue
 		}
 		switch x := val.(type) {
-		case *request.Object:
+		case *record.Object:
 			s.registerSecrets(x, all)
 		case string:
 			s.env.secret(x)

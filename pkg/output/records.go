@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"connector/pkg/record"
 )
 
 // Record formats of `read`.
@@ -22,8 +24,9 @@ const (
 // Formats lists the record formats, for flag help and validation.
 var Formats = []string{FormatRecords, FormatEnvelope, FormatAirbyte}
 
-// RecordWriter writes one JSON line per record. Records are written as the bytes received
-// (already compact); nothing is decoded or re-encoded. Lines are gathered in chunks that a
+// RecordWriter writes one JSON line per record. A record is written as the bytes received
+// (already compact), nothing decoded or re-encoded, or, when a transformation edited it, as
+// its object encoded. Lines are gathered in chunks that a
 // goroutine of its own writes out (see asyncWriter), so the read goes on while stdout takes
 // the last page. It is safe for concurrent use; each line is written whole.
 type RecordWriter struct {
@@ -53,11 +56,11 @@ func NewRecordWriter(w io.Writer, format string, now func() time.Time) (*RecordW
 // Records writes records of stream, one line each, in order; their lines are not
 // interleaved with those of other streams. The error is that of an earlier write, if one
 // failed.
-func (r *RecordWriter) Records(stream string, raws [][]byte) error {
+func (r *RecordWriter) Records(stream string, recs []record.Record) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, raw := range raws {
-		if err := r.record(stream, raw); err != nil {
+	for _, rec := range recs {
+		if err := r.record(stream, rec); err != nil {
 			return err
 		}
 	}
@@ -65,21 +68,22 @@ func (r *RecordWriter) Records(stream string, raws [][]byte) error {
 }
 
 // record writes one record; the caller holds r.mu.
-func (r *RecordWriter) record(stream string, raw []byte) error {
+func (r *RecordWriter) record(stream string, rec record.Record) error {
 	b := r.cur
+	if r.format != FormatRecords {
+		b = append(b, r.prefix(stream)...)
+	}
+	b, err := rec.AppendJSON(b)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", stream, err) // r.cur is left as it was
+	}
 	switch r.format {
 	case FormatEnvelope:
-		b = append(b, r.prefix(stream)...)
-		b = append(b, raw...)
 		b = append(b, '}')
 	case FormatAirbyte:
-		b = append(b, r.prefix(stream)...)
-		b = append(b, raw...)
 		b = append(b, `,"emitted_at":`...)
 		b = strconv.AppendInt(b, r.now().UnixMilli(), 10)
 		b = append(b, `}}`...)
-	default:
-		b = append(b, raw...)
 	}
 	r.cur = append(b, '\n')
 	if len(r.cur) < chunkSize {

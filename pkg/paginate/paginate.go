@@ -6,7 +6,6 @@ package paginate
 import (
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"connector/pkg/manifest"
@@ -26,18 +25,50 @@ type Page struct {
 	LastRecords []any
 	// URL is the URL the page was requested from (to resolve relative next-page URLs).
 	URL string
+	// Vars are the variables of the page's slice (stream_slice, stream_partition,
+	// stream_interval, stream_state), for the cursor's templates.
+	Vars map[string]any
 }
 
 // Decision is what happens after a page.
 type Decision struct {
 	Stop bool
-	// Token is the next page token (when not Stop), or the offending token when Next also
-	// returns a *RepeatedTokenError.
+	// Token is the next page token (when not Stop).
 	Token any
-	// Reason says why, in plain words: "next: offset=200 (100 records ≥ limit 100)",
-	// "stop: 37 records < limit 100", "stop: no value at response.meta.next_cursor".
-	Reason string
+	// Why is the rule that decided; Count, Size and Source are what it looked at.
+	Why Why
+	// Strategy is the strategy's type (OffsetIncrement, PageIncrement, CursorPagination);
+	// "" for NoPagination.
+	Strategy string
+	// Count is the number of records of the page; Size the page size ("limit"), 0 when
+	// none is set.
+	Count int
+	Size  int64
+	// Source is the cursor_value expression a cursor came from ("response.meta.next").
+	Source string
 }
+
+// Why is the rule behind a Decision.
+type Why int
+
+const (
+	// NotPaginated: the stream has no pagination; one page is the whole slice.
+	NotPaginated Why = iota
+	// FullPage: as many records as the page size (or more): there is a next page.
+	FullPage
+	// ShortPage: fewer records than the page size: this was the last page.
+	ShortPage
+	// NonEmptyPage: no page size is set and the page had records: there is a next page.
+	NonEmptyPage
+	// EmptyPage: no page size is set and the page was empty: it was the last.
+	EmptyPage
+	// CursorFound: cursor_value gave the next cursor.
+	CursorFound
+	// NoCursor: cursor_value gave nothing (none, undefined, "", [] or {}).
+	NoCursor
+	// StopCondition: the stop_condition was true.
+	StopCondition
+)
 
 // RepeatedTokenError is the guard against an API that returns the same token again.
 type RepeatedTokenError struct {
@@ -48,17 +79,61 @@ func (e *RepeatedTokenError) Error() string {
 	return fmt.Sprintf("pagination token %q repeated: the API returned the same next-page token twice in a row; stopping instead of looping", e.Token)
 }
 
-// Paginator runs one stream's pagination. It is created per stream read and is not safe for
-// concurrent use.
+// Strategy decides, page after page, which token asks for the next page. It keeps no state
+// between calls, so the read loop deciding on pages and a goroutine sending the requests it
+// can predict (see Predictor) never share anything that changes.
+type Strategy interface {
+	// Initial is the token of the first request of a slice.
+	Initial() any
+	// Next decides after a page that was requested with token.
+	Next(token any, pg Page) (Decision, error)
+	// Predictor says how the next token follows from the number of records of a page, for
+	// strategies where it does; nil otherwise.
+	Predictor() *Predictor
+}
+
+// Predictor tells the next token from a page's record count alone. It is a plain value,
+// safe to use from any goroutine.
+type Predictor struct {
+	// Size is the page size: a page with fewer records is the last. With Size 0, a page with
+	// records continues and an empty one is the last.
+	Size int64
+	// Offset: the next token is token + count (OffsetIncrement); otherwise token + 1
+	// (PageIncrement).
+	Offset bool
+}
+
+// After returns the token of the page after one requested with token that held count
+// records, and false when that page was the last.
+func (p Predictor) After(token any, count int) (next any, more bool) {
+	if p.Size > 0 && int64(count) < p.Size || p.Size == 0 && count == 0 {
+		return nil, false
+	}
+	n, _ := template.ToInt(token)
+	if p.Offset {
+		return n + int64(count), true
+	}
+	return n + 1, true
+}
+
+// Speculate returns the token of the page after one requested with token assuming that
+// page is full: what a read sends ahead of time (--prefetch). It needs a page size.
+func (p Predictor) Speculate(token any) (any, bool) {
+	if p.Size <= 0 {
+		return nil, false
+	}
+	return p.After(token, int(p.Size))
+}
+
+// Paginator is one stream's pagination: its strategy, and where the token and the page size
+// go in a request. It does not change once made and is safe for concurrent use.
 type Paginator struct {
 	m        *manifest.Paginator
+	strategy Strategy       // nil: NoPagination
 	vars     map[string]any // config and parameters
-	pageSize int64
-	hasSize  bool
+	pageSize int64          // 0: none set
 	tokenOpt *request.Option
 	sizeOpt  *request.Option
-	last     string // the previous token, for the repeat guard
-	hasLast  bool
 }
 
 // New prepares the pagination of a stream. m nil means NoPagination. config is the testing
@@ -89,7 +164,7 @@ func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
 			if n <= 0 {
 				return nil, fmt.Errorf("page_size must be positive, got %d", n)
 			}
-			p.pageSize, p.hasSize = n, true
+			p.pageSize = n
 		}
 	}
 	var err error
@@ -99,29 +174,52 @@ func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
 	if p.sizeOpt, err = request.NewOption(m.PageSizeOption, p.vars); err != nil {
 		return nil, fmt.Errorf("page_size_option: %w", err)
 	}
+	if s := m.Strategy; s != nil {
+		switch s.Type {
+		case manifest.OffsetIncrement:
+			p.strategy = increment{typ: s.Type, initial: int64(0), p: Predictor{Size: p.pageSize, Offset: true}}
+		case manifest.PageIncrement:
+			p.strategy = increment{typ: s.Type, initial: int64(s.StartFromPage), p: Predictor{Size: p.pageSize}}
+		case manifest.CursorPagination:
+			p.strategy = cursor{s: s, vars: p.vars, size: p.pageSize}
+		default:
+			return nil, fmt.Errorf("unknown pagination strategy %q", s.Type)
+		}
+	}
 	return p, nil
 }
 
-// Enabled reports whether the stream paginates at all.
-func (p *Paginator) Enabled() bool { return p.m != nil && p.m.Strategy != nil }
 
-func (p *Paginator) strategy() string {
-	if !p.Enabled() {
-		return ""
-	}
-	return p.m.Strategy.Type
-}
+
+// Enabled reports whether the stream paginates at all.
+func (p *Paginator) Enabled() bool { return p.strategy != nil }
+
+// Strategy is the stream's pagination strategy; nil for NoPagination.
+func (p *Paginator) Strategy() Strategy { return p.strategy }
 
 // Initial is the token of the first request: offset 0, the start page, or none for a cursor.
 // Whether it is sent depends on inject_on_first_request (see Inject).
 func (p *Paginator) Initial() any {
-	switch p.strategy() {
-	case manifest.OffsetIncrement:
-		return int64(0)
-	case manifest.PageIncrement:
-		return int64(p.m.Strategy.StartFromPage)
+	if p.strategy == nil {
+		return nil
 	}
-	return nil
+	return p.strategy.Initial()
+}
+
+// Predictor is the strategy's predictor, or nil.
+func (p *Paginator) Predictor() *Predictor {
+	if p.strategy == nil {
+		return nil
+	}
+	return p.strategy.Predictor()
+}
+
+// Next decides after a page that was requested with token.
+func (p *Paginator) Next(token any, pg Page) (Decision, error) {
+	if p.strategy == nil {
+		return Decision{Stop: true, Why: NotPaginated, Count: pg.Count}, nil
+	}
+	return p.strategy.Next(token, pg)
 }
 
 // NextPageToken is the value of the `next_page_token` template variable for a request that
@@ -142,7 +240,7 @@ func (p *Paginator) Inject(b *request.Builder, token any, first bool, prevURL st
 	if !p.Enabled() {
 		return nil
 	}
-	if p.sizeOpt != nil && p.hasSize {
+	if p.sizeOpt != nil && p.pageSize > 0 {
 		if err := p.sizeOpt.Inject(b, p.pageSize, source); err != nil {
 			return err
 		}
@@ -150,7 +248,7 @@ func (p *Paginator) Inject(b *request.Builder, token any, first bool, prevURL st
 	if p.tokenOpt == nil || token == nil {
 		return nil
 	}
-	if first && (!p.m.Strategy.InjectOnFirstRequest || p.strategy() == manifest.CursorPagination) {
+	if first && (!p.m.Strategy.InjectOnFirstRequest || p.m.Strategy.Type == manifest.CursorPagination) {
 		return nil
 	}
 	if p.tokenOpt.Place == manifest.InjectPath {
@@ -180,78 +278,99 @@ func resolve(prev, next string) (string, error) {
 	return pu.ResolveReference(nu).String(), nil
 }
 
-// Next decides after a page that was requested with token.
-func (p *Paginator) Next(token any, pg Page) (Decision, error) {
-	switch p.strategy() {
-	case "":
-		return Decision{Stop: true, Reason: "stop: no pagination"}, nil
-	case manifest.OffsetIncrement:
-		offset, _ := template.ToInt(token)
-		if !p.hasSize {
-			if pg.Count == 0 {
-				return Decision{Stop: true, Reason: "stop: empty page (no limit set)"}, nil
-			}
-			next := offset + int64(pg.Count)
-			return Decision{Token: next, Reason: fmt.Sprintf("next: offset=%d (%s, no limit set)", next, records(pg.Count))}, nil
-		}
-		if int64(pg.Count) < p.pageSize {
-			return Decision{Stop: true, Reason: fmt.Sprintf("stop: %s < limit %d", records(pg.Count), p.pageSize)}, nil
-		}
-		next := offset + int64(pg.Count)
-		return Decision{Token: next, Reason: fmt.Sprintf("next: offset=%d (%s ≥ limit %d)", next, records(pg.Count), p.pageSize)}, nil
-	case manifest.PageIncrement:
-		page, _ := template.ToInt(token)
-		if !p.hasSize {
-			if pg.Count == 0 {
-				return Decision{Stop: true, Reason: "stop: empty page (no page size set)"}, nil
-			}
-			return Decision{Token: page + 1, Reason: fmt.Sprintf("next: page=%d (%s, no page size set)", page+1, records(pg.Count))}, nil
-		}
-		if int64(pg.Count) < p.pageSize {
-			return Decision{Stop: true, Reason: fmt.Sprintf("stop: %s < page size %d", records(pg.Count), p.pageSize)}, nil
-		}
-		return Decision{Token: page + 1, Reason: fmt.Sprintf("next: page=%d (%s ≥ page size %d)", page+1, records(pg.Count), p.pageSize)}, nil
-	case manifest.CursorPagination:
-		return p.cursor(token, pg)
-	}
-	return Decision{}, fmt.Errorf("unknown pagination strategy %q", p.strategy())
+// increment is OffsetIncrement and PageIncrement: the next token follows from the count.
+type increment struct {
+	typ     string
+	initial any
+	p       Predictor
 }
 
-// records says "1 record", "37 records".
-func records(n int) string {
-	if n == 1 {
-		return "1 record"
+func (s increment) Initial() any          { return s.initial }
+func (s increment) Predictor() *Predictor { p := s.p; return &p }
+
+func (s increment) Next(token any, pg Page) (Decision, error) {
+	d := Decision{Strategy: s.typ, Count: pg.Count, Size: s.p.Size}
+	next, more := s.p.After(token, pg.Count)
+	switch {
+	case more && s.p.Size > 0:
+		d.Token, d.Why = next, FullPage
+	case more:
+		d.Token, d.Why = next, NonEmptyPage
+	case s.p.Size > 0:
+		d.Stop, d.Why = true, ShortPage
+	default:
+		d.Stop, d.Why = true, EmptyPage
 	}
-	return strconv.Itoa(n) + " records"
+	return d, nil
 }
 
-func (p *Paginator) cursor(token any, pg Page) (Decision, error) {
-	s := p.m.Strategy
-	vars := p.cursorVars(token, pg)
-	if s.StopCondition != nil {
-		v, err := s.StopCondition.Eval(vars)
+// cursor is CursorPagination: the next token is what cursor_value reads from the page.
+type cursor struct {
+	s    *manifest.Strategy
+	vars map[string]any // config and parameters
+	size int64
+}
+
+func (s cursor) Initial() any          { return nil }
+func (s cursor) Predictor() *Predictor { return nil }
+
+func (s cursor) Next(token any, pg Page) (Decision, error) {
+	d := Decision{Strategy: manifest.CursorPagination, Count: pg.Count, Size: s.size, Source: describe(s.s.CursorValue)}
+	vars := s.cursorVars(token, pg)
+	if s.s.StopCondition != nil {
+		v, err := s.s.StopCondition.Eval(vars)
 		if err != nil {
 			return Decision{}, fmt.Errorf("stop_condition: %w", err)
 		}
 		if template.Truthy(v) {
-			return Decision{Stop: true, Reason: "stop: stop_condition true"}, nil
+			d.Stop, d.Why = true, StopCondition
+			return d, nil
 		}
 	}
-	v, err := s.CursorValue.Eval(vars)
+	v, err := s.s.CursorValue.Eval(vars)
 	if err != nil {
 		return Decision{}, fmt.Errorf("cursor_value: %w", err)
 	}
 	if empty(v) {
-		return Decision{Stop: true, Reason: "stop: no value at " + describe(s.CursorValue)}, nil
+		d.Stop, d.Why = true, NoCursor
+		return d, nil
 	}
-	text := template.ToString(v)
-	if p.hasLast && text == p.last {
-		// The token is kept in the decision so that a trace can show what came back.
-		return Decision{Stop: true, Token: v, Reason: "error: pagination token " + strconv.Quote(text) + " repeated"},
-			&RepeatedTokenError{Token: text}
+	d.Token, d.Why = v, CursorFound
+	return d, nil
+}
+
+func (s cursor) cursorVars(token any, pg Page) map[string]any {
+	var last any = template.Undefined
+	lastRecords := pg.LastRecords
+	if lastRecords == nil {
+		lastRecords = []any{}
 	}
-	p.last, p.hasLast = text, true
-	return Decision{Token: v, Reason: "next: cursor=" + strconv.Quote(text) + " from " + describe(s.CursorValue)}, nil
+	if n := len(lastRecords); n > 0 {
+		last = lastRecords[n-1]
+	}
+	headers := any(pg.Headers)
+	if pg.Headers == nil {
+		headers = map[string]any{}
+	}
+	vars := map[string]any{
+		"stream_slice":     map[string]any{},
+		"stream_partition": map[string]any{},
+		"stream_interval":  map[string]any{},
+		"stream_state":     map[string]any{},
+	}
+	for k, v := range pg.Vars {
+		vars[k] = v
+	}
+	for k, v := range s.vars {
+		vars[k] = v
+	}
+	vars["response"] = pg.Body
+	vars["headers"] = headers
+	vars["last_records"] = lastRecords
+	vars["last_record"] = last
+	vars["last_page_size"] = int64(pg.Count)
+	vars["next_page_token"] = NextPageToken(false, token)
+	return vars
 }
 
 // empty reports whether a cursor value means "no next page": none, undefined, "", or an
@@ -281,36 +400,6 @@ func describe(t *template.Template) string {
 	return s
 }
 
-func (p *Paginator) cursorVars(token any, pg Page) map[string]any {
-	var last any = template.Undefined
-	lastRecords := pg.LastRecords
-	if lastRecords == nil {
-		lastRecords = []any{}
-	}
-	if n := len(lastRecords); n > 0 {
-		last = lastRecords[n-1]
-	}
-	headers := any(pg.Headers)
-	if pg.Headers == nil {
-		headers = map[string]any{}
-	}
-	body := pg.Body
-	return map[string]any{
-		"config":           p.vars["config"],
-		"parameters":       p.vars["parameters"],
-		"response":         body,
-		"headers":          headers,
-		"last_records":     lastRecords,
-		"last_record":      last,
-		"last_page_size":   int64(pg.Count),
-		"next_page_token":  NextPageToken(false, token),
-		"stream_slice":     map[string]any{},
-		"stream_partition": map[string]any{},
-		"stream_interval":  map[string]any{},
-		"stream_state":     map[string]any{},
-	}
-}
-
 // Describe summarises the pagination of a stream for traces, saying where each value goes:
 //
 //	OffsetIncrement limit 100; offset → query parameter "offset"; limit → query parameter "limit"
@@ -329,7 +418,7 @@ func (p *Paginator) Describe() string {
 		tokenWord, sizeWord = "cursor", "page_size"
 	}
 	head := s.Type
-	if p.hasSize {
+	if p.pageSize > 0 {
 		head += fmt.Sprintf(" %s %d", sizeWord, p.pageSize)
 	}
 	switch s.Type {
@@ -350,7 +439,7 @@ func (p *Paginator) Describe() string {
 	} else {
 		parts = append(parts, tokenWord+" → "+p.tokenOpt.String())
 	}
-	if p.hasSize {
+	if p.pageSize > 0 {
 		if p.sizeOpt == nil {
 			parts = append(parts, sizeWord+" not sent (no page_size_option)")
 		} else {
@@ -361,4 +450,12 @@ func (p *Paginator) Describe() string {
 }
 
 // PageSize returns the page size and whether one is set.
-func (p *Paginator) PageSize() (int64, bool) { return p.pageSize, p.hasSize }
+func (p *Paginator) PageSize() (int64, bool) { return p.pageSize, p.pageSize > 0 }
+
+// WithStrategy returns a copy of p that decides with s instead of its own strategy (for
+// tests, and for strategies that are not in the definition format).
+func (p *Paginator) WithStrategy(s Strategy) *Paginator {
+	c := *p
+	c.strategy = s
+	return &c
+}

@@ -1,7 +1,6 @@
 package paginate
 
 import (
-	"errors"
 	"net/http"
 	"sort"
 	"strings"
@@ -114,15 +113,15 @@ func TestNextOffsetIncrement(t *testing.T) {
 		count     int
 		wantStop  bool
 		wantToken any
-		reason    string
+		why       Why
 	}{
-		{"full page asks for the next offset", "3", int64(0), 3, false, int64(3), "next: offset=3 (3 records ≥ limit 3)"},
-		{"more than the limit advances by what was received", "3", int64(6), 5, false, int64(11), "next: offset=11 (5 records ≥ limit 3)"},
-		{"short page stops", "3", int64(3), 2, true, nil, "stop: 2 records < limit 3"},
-		{"empty page stops", "3", int64(3), 0, true, nil, "stop: 0 records < limit 3"},
-		{"page size from the testing values", "{{ config['page_size'] }}", int64(0), 3, false, int64(3), "next: offset=3 (3 records ≥ limit 3)"},
-		{"no limit: any records go on", "", int64(4), 1, false, int64(5), "next: offset=5 (1 record, no limit set)"},
-		{"no limit: empty page stops", "", int64(5), 0, true, nil, "stop: empty page (no limit set)"},
+		{"full page asks for the next offset", "3", int64(0), 3, false, int64(3), FullPage},
+		{"more than the limit advances by what was received", "3", int64(6), 5, false, int64(11), FullPage},
+		{"short page stops", "3", int64(3), 2, true, nil, ShortPage},
+		{"empty page stops", "3", int64(3), 0, true, nil, ShortPage},
+		{"page size from the testing values", "{{ config['page_size'] }}", int64(0), 3, false, int64(3), FullPage},
+		{"no limit: any records go on", "", int64(4), 1, false, int64(5), NonEmptyPage},
+		{"no limit: empty page stops", "", int64(5), 0, true, nil, EmptyPage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,8 +130,8 @@ func TestNextOffsetIncrement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Stop != tt.wantStop || d.Token != tt.wantToken || d.Reason != tt.reason {
-				t.Errorf("got %+v, want stop=%v token=%v reason %q", d, tt.wantStop, tt.wantToken, tt.reason)
+			if d.Stop != tt.wantStop || d.Token != tt.wantToken || d.Why != tt.why {
+				t.Errorf("got %+v, want stop=%v token=%v why %v", d, tt.wantStop, tt.wantToken, tt.why)
 			}
 		})
 	}
@@ -146,12 +145,12 @@ func TestNextPageIncrement(t *testing.T) {
 		count     int
 		wantStop  bool
 		wantToken any
-		reason    string
+		why       Why
 	}{
-		{"full page asks for page + 1", "2", int64(1), 2, false, int64(2), "next: page=2 (2 records ≥ page size 2)"},
-		{"bigger page too", "2", int64(4), 3, false, int64(5), "next: page=5 (3 records ≥ page size 2)"},
-		{"short page stops", "2", int64(2), 1, true, nil, "stop: 1 record < page size 2"},
-		{"no page size: empty page stops", "", int64(2), 0, true, nil, "stop: empty page (no page size set)"},
+		{"full page asks for page + 1", "2", int64(1), 2, false, int64(2), FullPage},
+		{"bigger page too", "2", int64(4), 3, false, int64(5), FullPage},
+		{"short page stops", "2", int64(2), 1, true, nil, ShortPage},
+		{"no page size: empty page stops", "", int64(2), 0, true, nil, EmptyPage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,8 +159,8 @@ func TestNextPageIncrement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Stop != tt.wantStop || d.Token != tt.wantToken || d.Reason != tt.reason {
-				t.Errorf("got %+v, want stop=%v token=%v reason %q", d, tt.wantStop, tt.wantToken, tt.reason)
+			if d.Stop != tt.wantStop || d.Token != tt.wantToken || d.Why != tt.why {
+				t.Errorf("got %+v, want stop=%v token=%v why %v", d, tt.wantStop, tt.wantToken, tt.why)
 			}
 		})
 	}
@@ -193,42 +192,42 @@ func TestNextCursor(t *testing.T) {
 		header    http.Header
 		wantStop  bool
 		wantToken any
-		reason    string
+		why       Why
 	}{
 		{"nested body value", "{{ response.meta.next_cursor }}", "",
-			`{"data":[{"id":1}],"meta":{"next_cursor":"c2"}}`, nil, false, "c2", `next: cursor="c2" from response.meta.next_cursor`},
+			`{"data":[{"id":1}],"meta":{"next_cursor":"c2"}}`, nil, false, "c2", CursorFound},
 		{"null in the body stops", "{{ response.meta.next_cursor }}", "",
-			`{"data":[{"id":1}],"meta":{"next_cursor":null}}`, nil, true, nil, "stop: no value at response.meta.next_cursor"},
+			`{"data":[{"id":1}],"meta":{"next_cursor":null}}`, nil, true, nil, NoCursor},
 		{"missing parent stops", "{{ response.meta.next_cursor }}", "",
-			`{"data":[{"id":1}]}`, nil, true, nil, "stop: no value at response.meta.next_cursor"},
+			`{"data":[{"id":1}]}`, nil, true, nil, NoCursor},
 		{"empty string stops", "{{ response.next }}", "",
-			`{"data":[],"next":""}`, nil, true, nil, "stop: no value at response.next"},
+			`{"data":[],"next":""}`, nil, true, nil, NoCursor},
 		{"empty mapping stops", "{{ response.next }}", "",
-			`{"data":[],"next":{}}`, nil, true, nil, "stop: no value at response.next"},
+			`{"data":[],"next":{}}`, nil, true, nil, NoCursor},
 		{"few records do not stop a cursor", "{{ response.next }}", "",
-			`{"data":[],"next":"n"}`, nil, false, "n", `next: cursor="n" from response.next`},
+			`{"data":[],"next":"n"}`, nil, false, "n", CursorFound},
 		{"header, any case", "{{ headers['x-next-cursor'] }}", "",
-			`{"data":[{"id":1}]}`, http.Header{"X-Next-Cursor": {"h2"}}, false, "h2", `next: cursor="h2" from headers['x-next-cursor']`},
+			`{"data":[{"id":1}]}`, http.Header{"X-Next-Cursor": {"h2"}}, false, "h2", CursorFound},
 		{"absent header stops", "{{ headers['X-Next-Cursor'] }}", "",
-			`{"data":[{"id":1}]}`, http.Header{}, true, nil, "stop: no value at headers['X-Next-Cursor']"},
+			`{"data":[{"id":1}]}`, http.Header{}, true, nil, NoCursor},
 		{"relative Link resolved against the request URL", "{{ headers.link.next.url }}", "",
-			`{"data":[{"id":1}]}`, link, false, "https://api.example.com/items?page=3", `next: cursor="https://api.example.com/items?page=3" from headers.link.next.url`},
+			`{"data":[{"id":1}]}`, link, false, "https://api.example.com/items?page=3", CursorFound},
 		{"no next link stops", "{{ headers.link.next.url }}", "",
-			`{"data":[{"id":1}]}`, http.Header{"Link": {`<https://api.example.com/items?page=1>; rel="first"`}}, true, nil, "stop: no value at headers.link.next.url"},
+			`{"data":[{"id":1}]}`, http.Header{"Link": {`<https://api.example.com/items?page=1>; rel="first"`}}, true, nil, NoCursor},
 		{"no Link header stops", "{{ headers.link.next.url }}", "",
-			`{"data":[{"id":1}]}`, nil, true, nil, "stop: no value at headers.link.next.url"},
+			`{"data":[{"id":1}]}`, nil, true, nil, NoCursor},
 		{"last record's key", "{{ last_records[-1]['id'] }}", "",
-			`{"data":[{"id":"a"},{"id":"b"}]}`, nil, false, "b", `next: cursor="b" from last_records[-1]['id']`},
+			`{"data":[{"id":"a"},{"id":"b"}]}`, nil, false, "b", CursorFound},
 		{"last record's key of an empty page stops", "{{ last_records[-1]['id'] }}", "",
-			`{"data":[]}`, nil, true, nil, "stop: no value at last_records[-1]['id']"},
+			`{"data":[]}`, nil, true, nil, NoCursor},
 		{"raw response key", "{{ response['data'][-1]['id'] }}", "",
-			`{"data":[{"id":"a"},{"id":"z"}]}`, nil, false, "z", `next: cursor="z" from response['data'][-1]['id']`},
+			`{"data":[{"id":"a"},{"id":"z"}]}`, nil, false, "z", CursorFound},
 		{"stop condition is checked first", "{{ response.next }}", "{{ response.has_more is false }}",
-			`{"data":[{"id":1}],"next":"still-here","has_more":false}`, nil, true, nil, "stop: stop_condition true"},
+			`{"data":[{"id":1}],"next":"still-here","has_more":false}`, nil, true, nil, StopCondition},
 		{"stop condition false, cursor used", "{{ response.next }}", "{{ response.has_more is false }}",
-			`{"data":[{"id":1}],"next":"n2","has_more":true}`, nil, false, "n2", `next: cursor="n2" from response.next`},
+			`{"data":[{"id":1}],"next":"n2","has_more":true}`, nil, false, "n2", CursorFound},
 		{"stop condition false, no cursor stops", "{{ response.next }}", "{{ response.has_more is false }}",
-			`{"data":[{"id":1}],"has_more":true}`, nil, true, nil, "stop: no value at response.next"},
+			`{"data":[{"id":1}],"has_more":true}`, nil, true, nil, NoCursor},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,40 +236,10 @@ func TestNextCursor(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Stop != tt.wantStop || d.Token != tt.wantToken || d.Reason != tt.reason {
-				t.Errorf("got %+v, want stop=%v token=%v reason %q", d, tt.wantStop, tt.wantToken, tt.reason)
+			if d.Stop != tt.wantStop || d.Token != tt.wantToken || d.Why != tt.why {
+				t.Errorf("got %+v, want stop=%v token=%v why %v", d, tt.wantStop, tt.wantToken, tt.why)
 			}
 		})
-	}
-}
-
-func TestRepeatedToken(t *testing.T) {
-	p := newPaginator(t, spec{strategy: manifest.CursorPagination, cursor: "{{ response.next }}", token: "request_parameter:cursor"})
-	pg := response(t, `{"data":[{"id":1}],"next":"same"}`, nil, "http://api/x")
-	d, err := p.Next(nil, pg)
-	if err != nil || d.Token != "same" {
-		t.Fatalf("first page: %+v, %v", d, err)
-	}
-	d, err = p.Next("same", pg)
-	var rep *RepeatedTokenError
-	if !errors.As(err, &rep) || rep.Token != "same" {
-		t.Fatalf("second page: error %v, want a RepeatedTokenError for %q", err, "same")
-	}
-	if !d.Stop || d.Token != "same" || d.Reason != `error: pagination token "same" repeated` {
-		t.Errorf("decision %+v", d)
-	}
-	want := `pagination token "same" repeated: the API returned the same next-page token twice in a row; stopping instead of looping`
-	if err.Error() != want {
-		t.Errorf("error %q, want %q", err, want)
-	}
-}
-
-func TestRepeatedTokenOnlyInARow(t *testing.T) {
-	p := newPaginator(t, spec{strategy: manifest.CursorPagination, cursor: "{{ response.next }}", token: "request_parameter:cursor"})
-	for i, next := range []string{"a", "b", "a"} {
-		if _, err := p.Next(nil, response(t, `{"data":[],"next":"`+next+`"}`, nil, "http://api/x")); err != nil {
-			t.Fatalf("page %d: %v", i+1, err)
-		}
 	}
 }
 
@@ -283,7 +252,7 @@ func TestNoPagination(t *testing.T) {
 		t.Errorf("NoPagination paginator: enabled %v, initial %v, %q", p.Enabled(), p.Initial(), p.Describe())
 	}
 	d, err := p.Next(nil, response(t, page(3), nil, "http://api/x"))
-	if err != nil || !d.Stop || d.Reason != "stop: no pagination" {
+	if err != nil || !d.Stop || d.Why != NotPaginated {
 		t.Errorf("Next = %+v, %v", d, err)
 	}
 	b := request.New("data", "GET", "http://api/x?a=1")
@@ -457,5 +426,39 @@ func TestDescribe(t *testing.T) {
 		if got := newPaginator(t, tt.s).Describe(); got != tt.want {
 			t.Errorf("Describe:\n got %s\nwant %s", got, tt.want)
 		}
+	}
+}
+
+// TestPredictorAgreesWithNext: what a read predicts from a count before deciding is exactly
+// what Next decides, for every count around the page size, with and without a size.
+func TestPredictorAgreesWithNext(t *testing.T) {
+	for _, strategy := range []string{manifest.OffsetIncrement, manifest.PageIncrement} {
+		for _, size := range []string{"3", ""} {
+			p := newPaginator(t, spec{strategy: strategy, pageSize: size, token: "request_parameter:t"})
+			pred := p.Predictor()
+			if pred == nil {
+				t.Fatalf("%s: no predictor", strategy)
+			}
+			for count := 0; count <= 7; count++ {
+				d, err := p.Next(int64(10), Page{Count: count})
+				if err != nil {
+					t.Fatal(err)
+				}
+				next, more := pred.After(int64(10), count)
+				if more == d.Stop || next != d.Token {
+					t.Errorf("%s size %q count %d: predicted %v %v, decided %+v", strategy, size, count, next, more, d)
+				}
+			}
+			spec, ok := pred.Speculate(int64(10))
+			if size == "" && ok {
+				t.Errorf("%s without a size speculates %v", strategy, spec)
+			}
+			if d, _ := p.Next(int64(10), Page{Count: 3}); size != "" && (!ok || spec != d.Token) {
+				t.Errorf("%s: speculated %v, a full page gives %v", strategy, spec, d.Token)
+			}
+		}
+	}
+	if p := newPaginator(t, spec{strategy: manifest.CursorPagination, cursor: "{{ response.next }}", token: "request_parameter:c"}); p.Predictor() != nil {
+		t.Error("a cursor has no predictor")
 	}
 }

@@ -5,16 +5,13 @@
 package request
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"connector/pkg/httpx"
+	"connector/pkg/record"
 )
 
 // Builder collects the parts of one request. The zero value is not usable; use New.
@@ -31,7 +28,7 @@ type Builder struct {
 	params  []field
 	headers []field
 	form    []field
-	json    *Object
+	json    *record.Object
 	// owner maps "kind\x00key" to the source that set it.
 	owner map[string]string
 }
@@ -104,14 +101,14 @@ func (b *Builder) SetJSON(path []string, value any, source string) error {
 		return err
 	}
 	if b.json == nil {
-		b.json = &Object{}
+		b.json = &record.Object{}
 	}
 	obj := b.json
 	for _, seg := range path[:len(path)-1] {
 		next, ok := obj.Get(seg)
-		child, isObj := next.(*Object)
+		child, isObj := next.(*record.Object)
 		if !ok || !isObj {
-			child = &Object{}
+			child = &record.Object{}
 			obj.Set(seg, child)
 		}
 		obj = child
@@ -173,7 +170,7 @@ func (b *Builder) Build() (*httpx.Request, error) {
 	switch {
 	case len(b.form) > 0 && b.json != nil:
 		return nil, fmt.Errorf("the request has both body_data fields (%s) and body_json properties (%s); a body is either form-encoded or JSON",
-			b.formKeys(), strings.Join(b.json.keys, ", "))
+			b.formKeys(), strings.Join(b.json.Keys(), ", "))
 	case len(b.form) > 0:
 		var parts []string
 		for _, f := range b.form {
@@ -186,7 +183,7 @@ func (b *Builder) Build() (*httpx.Request, error) {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		}
 	case b.json != nil:
-		body, err := MarshalJSON(b.json)
+		body, err := record.Marshal(b.json)
 		if err != nil {
 			return nil, err
 		}
@@ -204,93 +201,4 @@ func (b *Builder) formKeys() string {
 		keys[i] = f.key
 	}
 	return strings.Join(keys, ", ")
-}
-
-// Object is a JSON object that keeps the order of its keys.
-type Object struct {
-	keys []string
-	vals map[string]any
-}
-
-// Set adds or replaces a key; a new key goes last.
-func (o *Object) Set(k string, v any) {
-	if o.vals == nil {
-		o.vals = map[string]any{}
-	}
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-// Get returns the value of a key.
-func (o *Object) Get(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
-}
-
-// Keys returns the keys in insertion order.
-func (o *Object) Keys() []string { return o.keys }
-
-// Len is the number of keys.
-func (o *Object) Len() int { return len(o.keys) }
-
-// MarshalJSON encodes v as compact JSON without HTML escaping; an *Object keeps its key order
-// and a map is written with sorted keys.
-func MarshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := encode(&buf, v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-func encode(buf *bytes.Buffer, v any) error {
-	switch x := v.(type) {
-	case *Object:
-		buf.WriteByte('{')
-		for i, k := range x.keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := encode(buf, k); err != nil {
-				return err
-			}
-			buf.WriteByte(':')
-			if err := encode(buf, x.vals[k]); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte('}')
-		return nil
-	case map[string]any:
-		keys := slices.Sorted(maps.Keys(x))
-		o := &Object{}
-		for _, k := range keys {
-			o.Set(k, x[k])
-		}
-		return encode(buf, o)
-	case []any:
-		buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			if err := encode(buf, e); err != nil {
-				return err
-			}
-		}
-		buf.WriteByte(']')
-		return nil
-	case json.Number:
-		buf.WriteString(string(x))
-		return nil
-	}
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("cannot encode %T as JSON: %w", v, err)
-	}
-	buf.Truncate(buf.Len() - 1) // Encode's newline
-	return nil
 }

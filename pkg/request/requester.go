@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"connector/pkg/manifest"
+	"connector/pkg/record"
 	"connector/pkg/template"
 )
 
@@ -119,7 +120,7 @@ func eachOption(t *manifest.Tree, scope *Scope, field string, set func(k string,
 		return fmt.Errorf("%s: %w", field, err)
 	}
 	switch m := v.(type) {
-	case *Object:
+	case *record.Object:
 		for _, k := range m.Keys() {
 			val, _ := m.Get(k)
 			if err := set(k, val); err != nil {
@@ -127,7 +128,7 @@ func eachOption(t *manifest.Tree, scope *Scope, field string, set func(k string,
 			}
 		}
 	case map[string]any:
-		obj := jsonValue(m).(*Object)
+		obj := jsonValue(m).(*record.Object)
 		for _, k := range obj.Keys() {
 			val, _ := obj.Get(k)
 			if err := set(k, val); err != nil {
@@ -170,7 +171,7 @@ func RenderTree(t *manifest.Tree, scope *Scope) (any, error) {
 		}
 		return out, nil
 	case manifest.KindMap:
-		obj := &Object{}
+		obj := &record.Object{}
 		for _, e := range t.Entries {
 			k, err := scope.Render(e.Key)
 			if err != nil {
@@ -190,7 +191,7 @@ func RenderTree(t *manifest.Tree, scope *Scope) (any, error) {
 	return nil, fmt.Errorf("unknown tree kind %d", t.Kind)
 }
 
-// jsonValue turns a template value into a value request.MarshalJSON can write.
+// jsonValue turns a template value into a value record.Marshal can write.
 func jsonValue(v any) any {
 	switch x := v.(type) {
 	case nil, bool, string, int, int64, float64:
@@ -202,15 +203,15 @@ func jsonValue(v any) any {
 		}
 		return out
 	case map[string]any:
-		obj := &Object{}
+		obj := &record.Object{}
 		for _, k := range slices.Sorted(maps.Keys(x)) {
 			obj.Set(k, jsonValue(x[k]))
 		}
 		return obj
-	case *Object:
+	case *record.Object:
 		return x
 	case template.Mapping:
-		obj := &Object{}
+		obj := &record.Object{}
 		for _, k := range x.Keys() {
 			e, _ := x.Get(k)
 			obj.Set(k, jsonValue(e))

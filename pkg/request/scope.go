@@ -1,6 +1,7 @@
 package request
 
 import (
+	"connector/pkg/record"
 	"connector/pkg/redact"
 	"connector/pkg/template"
 )
@@ -77,8 +78,8 @@ func (s *Scope) tainted(t *template.Template) bool {
 // derive registers the leaves of real that differ from those of shadow (nil: all of real).
 func derive(r *redact.Redactor, real, shadow any) {
 	switch x := real.(type) {
-	case *Object:
-		y, _ := shadow.(*Object)
+	case *record.Object:
+		y, _ := shadow.(*record.Object)
 		for _, k := range x.Keys() {
 			v, _ := x.Get(k)
 			var sv any

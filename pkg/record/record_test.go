@@ -1,0 +1,61 @@
+package record
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestMarshal(t *testing.T) {
+	inner := &Object{}
+	inner.Set("z", json.Number("12345678901234567890"))
+	inner.Set("a", []any{int64(1), 2.5, nil, true})
+	o := &Object{}
+	o.Set("name", "a <b> & \"c\"\n\x01é")
+	o.Set("inner", inner)
+	o.Set("map", map[string]any{"y": 1, "x": "s"})
+	o.Set("name", "replaced keeps its place")
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{o, `{"name":"replaced keeps its place","inner":{"z":12345678901234567890,"a":[1,2.5,null,true]},"map":{"x":"s","y":1}}`},
+		{"a <b> & \"c\"\n\x01é\\", `"a <b> & \"c\"\n\u0001é\\"`},
+		{&Object{}, `{}`},
+		{[]any{}, `[]`},
+	}
+	for _, tt := range tests {
+		got, err := Marshal(tt.v)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Marshal(%v) = %s, %v; want %s", tt.v, got, err, tt.want)
+		}
+	}
+	if _, err := Marshal(make(chan int)); err == nil {
+		t.Error("a channel must not encode")
+	}
+}
+
+func TestObjectDelete(t *testing.T) {
+	o := &Object{}
+	for _, k := range []string{"a", "b", "c"} {
+		o.Set(k, k)
+	}
+	o.Delete("b")
+	o.Delete("missing")
+	o.Set("b", "again")
+	got, _ := Marshal(o)
+	if string(got) != `{"a":"a","c":"c","b":"again"}` || o.Len() != 3 {
+		t.Fatalf("got %s (%d keys)", got, o.Len())
+	}
+}
+
+func TestRecordAppendJSON(t *testing.T) {
+	raw := Record{Raw: []byte(`{"id":1,"n":1.50}`)}
+	o := &Object{}
+	o.Set("id", json.Number("1"))
+	edited := Record{Object: o}
+	b, _ := raw.AppendJSON([]byte("x"))
+	b, _ = edited.AppendJSON(b)
+	if string(b) != `x{"id":1,"n":1.50}{"id":1}` {
+		t.Fatalf("got %s", b)
+	}
+}

@@ -1,0 +1,171 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"connector/pkg/extract"
+	"connector/pkg/httpx"
+	"connector/pkg/paginate"
+	"connector/pkg/record"
+	"connector/pkg/template"
+)
+
+// handle is one page of the pipeline: extract its records, pass them through the filter to
+// the emitter, ask the paginator what comes next, apply the limits and the repeat guard,
+// and tell the observer. It returns the next page's token, and whether the read goes on.
+func (r *streamReader) handle(sl *slice, p *fetched, guard *repeatGuard) (next any, end End, err error) {
+	req, resp := p.req, p.resp
+	ev := PageEvent{Stream: r.s.Name, Method: req.Method, URL: req.URL, Status: resp.Status,
+		Size: len(resp.Body), TokenBefore: p.token}
+	if resp.Ignored {
+		// The error handler said IGNORE: no records, and the slice ends here.
+		r.res.Pages++
+		ev.Number, ev.End, ev.Ignored = r.res.Pages, Ignored, resp.Reason
+		r.observe(ev)
+		return nil, Ignored, nil
+	}
+	page, err := r.parse(p)
+	if err != nil {
+		return nil, Failed, err
+	}
+	r.res.Pages++
+	ev.Number = r.res.Pages
+	emitted, limit, leftOut, err := r.emit(sl, page, p)
+	if err != nil {
+		return nil, Failed, err
+	}
+	if r.res.Pages == 1 {
+		r.res.FirstPageRecords = emitted
+	}
+	ev.Records, ev.Emitted = len(page.Records), emitted
+	d, derr := r.pag.Next(p.token, r.pageInfo(sl, page, resp, req.URL))
+	if derr == nil && !d.Stop {
+		derr = guard.check(d.Token)
+	}
+	ev.Decision = d
+	switch {
+	case derr != nil:
+		ev.End, ev.Err, ev.TokenAfter = Failed, derr, d.Token
+	case limit.Set() && !leftOut && d.Stop:
+		// The limit coincided with the natural end of the stream: nothing was left out.
+		ev.End = Paginated
+	case limit.Set():
+		ev.End, ev.Limit, ev.TokenAfter = Limited, limit, d.Token
+	case !d.Stop && r.o.MaxPages > 0 && r.res.Pages >= r.o.MaxPages:
+		ev.End, ev.Limit, ev.TokenAfter = Limited, Limit{Flag: "--max-pages", N: r.o.MaxPages}, d.Token
+	case d.Stop:
+		ev.End = Paginated
+	default:
+		ev.TokenAfter = d.Token
+	}
+	if ev.End == Limited {
+		r.res.Limit = ev.Limit
+	}
+	if r.o.Out != nil {
+		if err := r.o.Out.EndPage(); err != nil {
+			return nil, Failed, err
+		}
+	}
+	r.observe(ev)
+	if derr != nil {
+		return nil, Failed, derr
+	}
+	return d.Token, ev.End, nil
+}
+
+func (r *streamReader) observe(ev PageEvent) {
+	if r.o.Observer != nil {
+		r.o.Observer.Page(ev)
+	}
+}
+
+// parse extracts the records of a page, or says what is wrong with its body.
+func (r *streamReader) parse(p *fetched) (*extract.Page, error) {
+	req, resp := p.req, p.resp
+	page, err := extract.Parse(resp.Body, p.path, r.want)
+	if err == nil {
+		return page, nil
+	}
+	var nr *extract.NotRecordError
+	var de *extract.DepthError
+	var tm *extract.TooManyRecordsError
+	url := r.o.Client.Redactor.String(req.URL)
+	switch {
+	case errors.Is(err, extract.ErrEmpty) && resp.Status == http.StatusNoContent:
+		return &extract.Page{}, nil
+	case errors.As(err, &de):
+		// No excerpt: the start of such a body is brackets.
+		return nil, fmt.Errorf("%s %s answered %d with %w", req.Method, url, resp.Status, err)
+	case errors.As(err, &tm):
+		return nil, fmt.Errorf("%s %s answered %d with more than %d records on one page, a limit of one record per %d bytes of --max-body (--max-body raises the limit)",
+			req.Method, url, resp.Status, tm.Max, recordBytes)
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("%s %s answered %d, but %v: %s", req.Method, url, resp.Status, err,
+			quoteExcerpt(r.o.Client.RedactedExcerpt(resp.Body)))
+	}
+	return nil, fmt.Errorf("%s %s answered %d with a body that is not JSON (%v): %s",
+		req.Method, url, resp.Status, err, quoteExcerpt(r.o.Client.RedactedExcerpt(resp.Body)))
+}
+
+// quoteExcerpt quotes a redacted excerpt of a body for an error message.
+func quoteExcerpt(excerpt string) string {
+	if excerpt == "" {
+		return "(empty body)"
+	}
+	return fmt.Sprintf("%q", excerpt)
+}
+
+// emit passes the records of a page through the record filter to the emitter. It stops at
+// --max-records and then returns the limit, and whether records of the page were left out.
+func (r *streamReader) emit(sl *slice, page *extract.Page, p *fetched) (emitted int, limit Limit, leftOut bool, err error) {
+	filter := r.s.Selector.Filter
+	var vars map[string]any
+	if filter != nil {
+		vars = withParams(sl.vars(r.o.Config, p.token, p.first), r.s.Selector.Parameters)
+	}
+	if cap(r.batch) < len(page.Records) {
+		r.batch = make([]record.Record, 0, len(page.Records)) // made at the page's size, not grown
+	}
+	r.batch = r.batch[:0]
+	for i := range page.Records {
+		rec := &page.Records[i]
+		if filter != nil {
+			vars["record"] = rec.Value
+			v, err := filter.Eval(vars)
+			if err != nil {
+				return emitted, Limit{}, false, fmt.Errorf("record_filter: %w", err)
+			}
+			if !template.Truthy(v) {
+				continue
+			}
+		}
+		r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+		emitted++
+		r.res.Records++
+		if r.o.MaxRecords > 0 && r.res.Records >= r.o.MaxRecords {
+			limit = Limit{Flag: "--max-records", N: r.o.MaxRecords}
+			leftOut = i < len(page.Records)-1
+			break
+		}
+	}
+	if r.o.Out != nil && len(r.batch) > 0 {
+		err = r.o.Out.Records(r.s.Name, r.batch)
+	}
+	clear(r.batch) // drop the references into the body
+	return emitted, limit, leftOut, err
+}
+
+// pageInfo is what the paginator learns from a page.
+func (r *streamReader) pageInfo(sl *slice, page *extract.Page, resp *httpx.Response, reqURL string) paginate.Page {
+	pi := paginate.Page{Count: len(page.Records), Body: page.Body, URL: reqURL,
+		Headers: paginate.NewHeaders(resp.Header, reqURL), Vars: sl.base}
+	if r.want.Values {
+		pi.LastRecords = make([]any, len(page.Records))
+		for i, rec := range page.Records {
+			pi.LastRecords[i] = rec.Value
+		}
+	}
+	return pi
+}
