@@ -101,7 +101,7 @@ func checkLimits(f *runFlags) error {
 }
 
 func readRun(ctx context.Context, opts *readOptions) error {
-	p, err := prepare(opts.io, opts.def, &opts.flags)
+	p, err := prepare(ctx, opts.io, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ reason:
 }
 
 func traceRun(ctx context.Context, opts *traceOptions) error {
-	p, err := prepare(opts.io, opts.def, &opts.flags)
+	p, err := prepare(ctx, opts.io, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}

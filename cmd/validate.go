@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,7 +51,7 @@ Exit code 0 when every definition is valid, 3 when one is not, 2 when a file can
 			if runF != nil {
 				return runF(opts)
 			}
-			return validateRun(opts)
+			return validateRun(c.Context(), opts)
 		},
 	}
 	c.Flags().StringVar(&opts.format, "format", "text", "output format: text (diagnostics on stderr) or json (reports on stdout)")
@@ -63,7 +64,7 @@ type validateReport struct {
 	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
-func validateRun(opts *validateOptions) error {
+func validateRun(ctx context.Context, opts *validateOptions) error {
 	invalid, unreadable := 0, 0
 	enc := json.NewEncoder(opts.io.Out)
 	enc.SetEscapeHTML(false)
@@ -73,7 +74,10 @@ func validateRun(opts *validateOptions) error {
 			opts.io.printError(fmt.Errorf("cannot read definition: %v", pathError(err)))
 			continue
 		}
-		_, diags := manifest.Load(file)
+		_, diags, err := manifest.LoadContext(ctx, file)
+		if err != nil {
+			return err
+		}
 		diags.Sort()
 		valid := !diags.HasErrors()
 		if !valid {

@@ -26,6 +26,9 @@ const (
 	MaxNodes = 500_000
 	// MaxDepth is the nesting of the definition, counting each $ref it goes through.
 	MaxDepth = 512
+	// MaxTemplateTags is the number of {{ }} and {% %} tags of the distinct templates of a
+	// definition, each compiled to a program (the corpus has at most 958).
+	MaxTemplateTags = 10_000
 	// MaxDiagnostics is the number of problems reported for one definition (the corpus
 	// has at most 60): a file with a hundred thousand mistakes gets the first ones.
 	MaxDiagnostics = 1000

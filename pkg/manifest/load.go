@@ -301,9 +301,18 @@ func (l *loader) tmpl(n *yaml.Node, path, field string, vars []string, dst **tem
 // compileTemplates compiles every template found by the build pass, reporting errors at
 // the file position of the offending character.
 func (l *loader) compileTemplates() {
+	tags, distinct := 0, map[string]bool{}
 	for _, p := range l.templates {
 		if l.tick() {
 			return
+		}
+		if !distinct[p.src] {
+			distinct[p.src] = true
+			if tags += strings.Count(p.src, "{{") + strings.Count(p.src, "{%"); tags > MaxTemplateTags {
+				l.at(p.node, p.path, diag.CodeTemplate, fmt.Sprintf("the definition has more than %d template tags %s", MaxTemplateTags, limitNote), "")
+				l.overLimit = true
+				return
+			}
 		}
 		t, err := template.Compile(p.src, p.vars)
 		if err != nil {
