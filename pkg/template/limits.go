@@ -1,7 +1,6 @@
 package template
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"unsafe"
@@ -42,16 +41,6 @@ var (
 	errWork    = fmt.Errorf("template evaluation builds more than %d MiB in all %s", maxWork>>20, limitNote)
 	errNesting = fmt.Errorf("template value nested more than %d levels deep %s", maxNesting, limitNote)
 )
-
-// isLimit reports one of the errors above.
-func isLimit(err error) bool {
-	for _, e := range []error{errValue, errOutput, errItems, errSteps, errWork, errNesting} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
-}
 
 // spend counts n steps; once over maxSteps the evaluation fails (see fail) and spend
 // returns false, so that a long computation stops at its next step.

@@ -710,10 +710,16 @@ func init() {
 			}
 			return fr.equal(r, int64(0), 0), nil
 		}},
-		"lower": {fn: func(_ *frame, v any, _ []any) (bool, error) { s := str(v); return isStr(v) && s == strings.ToLower(s), nil }},
-		"upper": {fn: func(_ *frame, v any, _ []any) (bool, error) { s := str(v); return isStr(v) && s == strings.ToUpper(s), nil }},
-		"in":    {nargs: 1, fn: func(fr *frame, v any, a []any) (bool, error) { return fr.contains(a[0], v) }},
-		"eq":    cmpTest("=="), "equalto": cmpTest("=="), "==": cmpTest("=="),
+		"lower": {fn: func(_ *frame, v any, _ []any) (bool, error) {
+			s := str(v)
+			return isStr(v) && s == strings.ToLower(s), nil
+		}},
+		"upper": {fn: func(_ *frame, v any, _ []any) (bool, error) {
+			s := str(v)
+			return isStr(v) && s == strings.ToUpper(s), nil
+		}},
+		"in": {nargs: 1, fn: func(fr *frame, v any, a []any) (bool, error) { return fr.contains(a[0], v) }},
+		"eq": cmpTest("=="), "equalto": cmpTest("=="), "==": cmpTest("=="),
 		"ne": cmpTest("!="), "!=": cmpTest("!="),
 		"lt": cmpTest("<"), "lessthan": cmpTest("<"), "<": cmpTest("<"),
 		"le": cmpTest("<="), "<=": cmpTest("<="),

@@ -429,6 +429,11 @@ func (t *Template) run(p prog, fr *frame) (any, error) {
 	return out, nil
 }
 
+// limit is the error of a limit reached by the tag at pos.
+func (t *Template) limit(pos int, err error) error {
+	return &Error{Offset: pos, Msg: fmt.Sprintf("evaluating %s: %s", excerpt(t.src, pos), err)}
+}
+
 // excerpt is the tag of src around pos, from its {{ or {% on, for messages.
 func excerpt(src string, pos int) string {
 	if i := max(strings.LastIndex(src[:pos], "{{"), strings.LastIndex(src[:pos], "{%")); i >= 0 && !strings.Contains(src[i:pos], "}}") && !strings.Contains(src[i:pos], "%}") {
@@ -463,7 +468,7 @@ func (t *Template) exec(nodes []rnode, fr *frame, b *strings.Builder) error {
 			}
 			s := ToString(v)
 			if b.Len()+len(s) > MaxValue {
-				return &Error{Offset: x.p.pos, Msg: errOutput.Error()}
+				return t.limit(x.p.pos, errOutput)
 			}
 			b.WriteString(s)
 		case *rIf:
@@ -562,7 +567,7 @@ func (t *Template) loop(x *rFor, fr *frame, b *strings.Builder) error {
 		var kept []any
 		for _, it := range items {
 			if !fr.spend(1) {
-				return &Error{Offset: x.pos, Msg: fr.err.Error()}
+				return t.limit(x.pos, fr.err)
 			}
 			if err := assign(fr, x.slots, it, x.pos); err != nil {
 				return err
@@ -584,7 +589,7 @@ func (t *Template) loop(x *rFor, fr *frame, b *strings.Builder) error {
 	fr.locals[x.loopSlot] = li
 	for i, it := range items {
 		if !fr.spend(1) {
-			return &Error{Offset: x.pos, Msg: fr.err.Error()}
+			return t.limit(x.pos, fr.err)
 		}
 		li.i = i
 		if err := assign(fr, x.slots, it, x.pos); err != nil {

@@ -43,7 +43,7 @@ const (
 	// MaxEntries bounds the YAML nodes the parser builds: the separators , : - ? [ {.
 	MaxEntries = 250_000
 	// MaxNodes is the size of the values with every YAML alias expanded.
-	MaxNodes = 500_000
+	MaxNodes = 600_000
 	// MaxDepth is their nesting.
 	MaxDepth = 100
 )
@@ -257,7 +257,9 @@ func (v *Values) Set(assignment string) error {
 	}
 	var node yaml.Node
 	var val any = raw
-	if raw != "" {
+	// Only a scalar is taken from YAML (no alias is ever expanded); a value with more
+	// entries than a scalar can have is a string as it is, not parsed.
+	if _, _, small := yamlguard.CheckEntries([]byte(raw), 1000); raw != "" && small {
 		if err := yaml.Unmarshal([]byte(raw), &node); err == nil && len(node.Content) == 1 && node.Content[0].Kind == yaml.ScalarNode {
 			if s, err := scalar(node.Content[0]); err == nil {
 				val = s
