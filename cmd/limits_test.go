@@ -158,7 +158,7 @@ var limitInputs = []limitCase{
 		"error: stream items, page 1: request_body_json: s: evaluating `{% set s = '{}{}'.format(s, s) %}`: template result larger than 16 MiB (a limit of connector) (0 records written before the failure)"},
 	{"a template that grows a string a million times", func(e *limitEnv) []string {
 		return e.read("          s: \"{% set ns = namespace(s='') %}{% for i in range(1000) %}{% for j in range(1000) %}{% set ns.s = ns.s ~ 'xxxxxxxxxxxxxxxx' %}{% endfor %}{% endfor %}\"")
-	}, 1, "error: stream items, page 1: request_body_json: s: evaluating `{% set ns.s = ns.s ~ 'xxxxxxxxxxxxxxxx' %}`: template evaluation builds more than 256 MiB in all (a limit of connector) (0 records written before the failure)"},
+	}, 1, "error: stream items, page 1: request_body_json: s: evaluating `{% set ns.s = ns.s ~ 'xxxxxxxxxxxxxxxx' %}`: template evaluation handles more than 256 MiB in all (a limit of connector) (0 records written before the failure)"},
 	{"a template of ten billion loop iterations", func(e *limitEnv) []string {
 		return e.read("          s: \"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\"")
 	}, 1, "error: stream items, page 1: request_body_json: s: evaluating `{% for j in range(100000) %}`: template evaluation takes more than 10000000 steps (a limit of connector) (0 records written before the failure)"},

@@ -647,6 +647,9 @@ func applySpec(v any, s, fspec string) (string, error) {
 		p := 6
 		if prec != "" {
 			p, _ = strconv.Atoi(prec)
+			// Like the width, a precision is at most 1000 (a value of a billion digits
+			// is no use and would not fit the limits).
+			p = min(p, 1000)
 		}
 		switch typ {
 		case "d":
@@ -924,25 +927,38 @@ func b64decode(s string) (string, error) {
 	return "", errors.New("invalid base64 input")
 }
 
+// urlencodeValue is Jinja's urlencode. A result beyond MaxValue is cut short just past
+// it: the caller refuses it anyway.
 func urlencodeValue(v any) string {
-	if m, ok := mapView(v); ok {
-		var parts []string
-		for _, k := range m.Keys() {
-			e, _ := m.Get(k)
-			parts = append(parts, quote(k, "", true)+"="+quote(ToString(e), "", true))
+	var b strings.Builder
+	pair := func(k, e any) {
+		if b.Len() > 0 {
+			b.WriteByte('&')
 		}
-		return strings.Join(parts, "&")
+		b.WriteString(quote(ToString(k), "", true))
+		b.WriteByte('=')
+		b.WriteString(quote(ToString(e), "", true))
+	}
+	if m, ok := mapView(v); ok {
+		for _, k := range m.Keys() {
+			if b.Len() > MaxValue {
+				break
+			}
+			e, _ := m.Get(k)
+			pair(k, e)
+		}
+		return b.String()
 	}
 	if l, ok := asList(v); ok {
-		var parts []string
 		for _, e := range l {
-			pair, ok := asList(e)
-			if !ok || len(pair) != 2 {
-				continue
+			if b.Len() > MaxValue {
+				break
 			}
-			parts = append(parts, quote(ToString(pair[0]), "", true)+"="+quote(ToString(pair[1]), "", true))
+			if p, ok := asList(e); ok && len(p) == 2 {
+				pair(p[0], p[1])
+			}
 		}
-		return strings.Join(parts, "&")
+		return b.String()
 	}
 	return quote(ToString(v), "/", false)
 }

@@ -36,10 +36,9 @@ func cmpFn(op string, want func(int) bool) callFn {
 	}
 }
 
-// wrap makes f an expr function: it counts one step per call, checks what the call
-// built against the limits (limits.go), and ends the evaluation at the first limit. An
-// accessor (a variable, an attribute, an item, a comparison) builds nothing: its result
-// is not accounted.
+// wrap makes f an expr function: it counts one step per call and, unless f is an
+// accessor, the bytes of the strings it reads and of the value it builds (limits.go); the
+// evaluation ends at the first limit.
 func wrap(f callFn, accessor bool) func(...any) (any, error) {
 	return func(p ...any) (any, error) {
 		fr := p[0].(*frame)
@@ -47,6 +46,13 @@ func wrap(f callFn, accessor bool) func(...any) (any, error) {
 			return nil, fr.err
 		}
 		args := p[1:]
+		if !accessor {
+			for _, a := range args {
+				if s, ok := a.(string); ok && !fr.charge(len(s)) {
+					return nil, fr.err
+				}
+			}
+		}
 		v, err := f(fr, args)
 		if err == nil && !accessor {
 			err = fr.account(v, args)
@@ -58,11 +64,11 @@ func wrap(f callFn, accessor bool) func(...any) (any, error) {
 	}
 }
 
-// accessors are the functions whose result is a value that already exists.
+// accessors are the functions that read a value without scanning it: a variable, an
+// attribute, a constant. Every other function may read a whole string, or build a value.
 var accessors = map[string]bool{
-	"_var": true, "_loc": true, "_k": true, "_attr": true, "_item": true, "_truthy": true, "_undef": true,
-	"_eq": true, "_ne": true, "_lt": true, "_le": true, "_gt": true, "_ge": true, "_in": true, "_notin": true,
-	"_test": true, "_append": true, "_extend": true,
+	"_var": true, "_loc": true, "_k": true, "_attr": true, "_truthy": true, "_undef": true,
+	"_append": true, "_extend": true,
 }
 
 // exprOptions are the expr compile options: the environment type and every

@@ -26,8 +26,9 @@ const (
 	// maxSteps counts, for one evaluation, the loop iterations, the calls and the
 	// elements compared.
 	maxSteps = 10_000_000
-	// maxWork is what one evaluation may build in all (bytes of strings, 16 per item of a
-	// list, 32 per entry of a mapping): it bounds a string grown in a loop.
+	// maxWork is what one evaluation may handle in all: the bytes of the strings its calls
+	// read and build, 16 per item of a list and 32 per entry of a mapping built. It bounds
+	// a string grown in a loop, and a long string read again and again.
 	maxWork = 256 << 20
 )
 
@@ -38,7 +39,7 @@ var (
 	errOutput  = fmt.Errorf("template output larger than %d MiB %s", MaxValue>>20, limitNote)
 	errItems   = fmt.Errorf("template list or mapping longer than %d items %s", MaxItems, limitNote)
 	errSteps   = fmt.Errorf("template evaluation takes more than %d steps %s", maxSteps, limitNote)
-	errWork    = fmt.Errorf("template evaluation builds more than %d MiB in all %s", maxWork>>20, limitNote)
+	errWork    = fmt.Errorf("template evaluation handles more than %d MiB in all %s", maxWork>>20, limitNote)
 	errNesting = fmt.Errorf("template value nested more than %d levels deep %s", maxNesting, limitNote)
 )
 
@@ -50,6 +51,19 @@ func (fr *frame) spend(n int) bool {
 	}
 	if fr.steps += n; fr.steps > maxSteps {
 		fr.err = errSteps
+		return false
+	}
+	return true
+}
+
+// charge counts n bytes of work (a string read or built); once over maxWork the
+// evaluation fails and charge returns false.
+func (fr *frame) charge(n int) bool {
+	if fr.err != nil {
+		return false
+	}
+	if fr.work += n; fr.work > maxWork {
+		fr.err = errWork
 		return false
 	}
 	return true

@@ -787,18 +787,27 @@ func pos(a any) (any, error) {
 	return nil, fmt.Errorf("bad operand type for unary +: '%s'", typeName(a))
 }
 
-// sortValues sorts a list in place with Python ordering.
+// sortValues sorts a list in place with Python ordering, by key(item) when key is set;
+// each key is computed once, its bytes counted as work.
 func (fr *frame) sortValues(l []any, key func(any) any, reverse bool) error {
+	type keyed struct{ k, v any }
+	items := make([]keyed, len(l))
+	for i, v := range l {
+		k := v
+		if key != nil {
+			k = key(v)
+		}
+		if s, ok := k.(string); ok && !fr.charge(len(s)) {
+			return fr.err
+		}
+		items[i] = keyed{k, v}
+	}
 	var err error
-	sort.SliceStable(l, func(i, j int) bool {
+	sort.SliceStable(items, func(i, j int) bool {
 		if err != nil {
 			return false
 		}
-		a, b := l[i], l[j]
-		if key != nil {
-			a, b = key(a), key(b)
-		}
-		c, e := fr.compare(a, b, "<", 0)
+		c, e := fr.compare(items[i].k, items[j].k, "<", 0)
 		if e != nil && err == nil {
 			err = e
 		}
@@ -807,6 +816,9 @@ func (fr *frame) sortValues(l []any, key func(any) any, reverse bool) error {
 		}
 		return c < 0
 	})
+	for i := range items {
+		l[i] = items[i].v
+	}
 	return err
 }
 

@@ -115,6 +115,9 @@ func init() {
 					k = attrPath(e, str(attr))
 				}
 				if s, ok := k.(string); ok && !cs {
+					if !fr.charge(len(s)) {
+						return nil, fr.err
+					}
 					k = strings.ToLower(s)
 				}
 				dup := false
@@ -258,7 +261,7 @@ func init() {
 			}
 			return sum(arg(a, 2, int64(0)), items)
 		}, nil, int64(0)),
-		"wordcount": sp("", 0, func(a []any) (any, error) { return int64(len(strings.Fields(str(a[0])))), nil }),
+		"wordcount": sp("", 0, func(a []any) (any, error) { return int64(fieldCount(str(a[0]))), nil }),
 		"center": sp("width", 0, func(a []any) (any, error) {
 			w, _ := ToInt(arg(a, 1, int64(80)))
 			return applySpec(a[0], str(a[0]), fmt.Sprintf("^%d", min(w, 1000)))

@@ -41,17 +41,38 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > limit {
-		return nil, &TooLargeError{Limit: limit}
+	size := int64(0)
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		if info.Size() > limit {
+			return nil, &TooLargeError{Limit: limit}
+		}
+		size = info.Size()
 	}
-	return ReadAll(f, limit)
+	return readAll(f, limit, size)
 }
 
 // ReadAll reads r to its end, or fails with a *TooLargeError after limit bytes.
 func ReadAll(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
+	return readAll(r, limit, 0)
+}
+
+// readAll reads at most limit+1 bytes of r into a buffer made for size bytes (the size of
+// a regular file: one allocation in the common case).
+func readAll(r io.Reader, limit, size int64) ([]byte, error) {
+	data := make([]byte, 0, max(size+1, 512))
+	r = io.LimitReader(r, limit+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, &TooLargeError{Limit: limit}
