@@ -74,7 +74,7 @@ type params struct {
 	own   *yaml.Node
 	m     map[string]*yaml.Node
 	value map[string]any
-	// l counts the entries copied from the parent against MaxNodes.
+	// l counts the entries copied from the parent against maxNodes.
 	l *loader
 }
 
@@ -124,12 +124,12 @@ func (l *loader) mergeParams(parent *params, own *yaml.Node) *params {
 }
 
 // inherit counts n $parameters entries copied into the component whose own set is at,
-// against MaxNodes: a large set inherited by many components is a bomb of its own.
+// against maxNodes: a large set inherited by many components is a bomb of its own.
 func (l *loader) inherit(n int, at *yaml.Node) {
 	if l == nil || n == 0 {
 		return
 	}
-	if l.inherited += n; l.inherited > MaxNodes && !l.overLimit {
+	if l.inherited += n; l.inherited > maxNodes && !l.overLimit {
 		l.tooBig(at, "")
 		l.overLimit = true
 	}

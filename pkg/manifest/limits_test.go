@@ -38,7 +38,7 @@ func TestLimitsAreFarAboveTheCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The expansion of the aliases as written, then of the references.
-		if err := yamlguard.Check(&doc, MaxNodes/10, MaxDepth/10, nil); err != nil {
+		if err := yamlguard.Check(&doc, maxNodes/10, maxDepth/10, nil); err != nil {
 			t.Errorf("%s: %v within a tenth of the limits", filepath.Base(f), err)
 		}
 		most.raw = max(most.raw, countNodes(&doc))
@@ -63,12 +63,12 @@ func TestLimitsAreFarAboveTheCorpus(t *testing.T) {
 		what         string
 		limit, worst int
 	}{
-		{"MaxFileSize", MaxFileSize, most.size},
-		{"MaxEntries", MaxEntries, most.entries},
-		{"MaxNodes (aliases)", MaxNodes, most.raw},
-		{"MaxNodes ($ref)", MaxNodes, most.resolved},
-		{"MaxDepth", MaxDepth, most.depth},
-		{"MaxTemplateTags", MaxTemplateTags, most.tags},
+		{"maxFileSize", maxFileSize, most.size},
+		{"maxEntries", maxEntries, most.entries},
+		{"maxNodes (aliases)", maxNodes, most.raw},
+		{"maxNodes ($ref)", maxNodes, most.resolved},
+		{"maxDepth", maxDepth, most.depth},
+		{"maxTemplateTags", maxTemplateTags, most.tags},
 	} {
 		if c.limit < 10*c.worst {
 			t.Errorf("%s = %d is less than ten times the corpus' %d", c.what, c.limit, c.worst)
@@ -84,11 +84,11 @@ func countNodes(n *yaml.Node) int {
 	return c
 }
 
-// A text within MaxEntries parses to at most 2·MaxEntries+3 nodes, so beyond MaxNodes the
+// A text within maxEntries parses to at most 2·maxEntries+3 nodes, so beyond maxNodes the
 // expansion is always due to aliases, as the message says.
 func TestEntriesCannotExceedTheNodesAlone(t *testing.T) {
-	if 2*MaxEntries+3 > MaxNodes {
-		t.Errorf("MaxEntries %d allows more nodes than MaxNodes %d", MaxEntries, MaxNodes)
+	if 2*maxEntries+3 > maxNodes {
+		t.Errorf("maxEntries %d allows more nodes than maxNodes %d", maxEntries, maxNodes)
 	}
 }
 
@@ -171,8 +171,8 @@ func TestDiagnosticsAreCapped(t *testing.T) {
 		fmt.Fprintf(&b, "unknown%d: 1\n", i)
 	}
 	_, diags := Parse("d.yaml", []byte(b.String()))
-	if len(diags) != MaxDiagnostics+1 {
-		t.Fatalf("%d diagnostics, want %d and a last word", len(diags), MaxDiagnostics+1)
+	if len(diags) != maxDiagnostics+1 {
+		t.Fatalf("%d diagnostics, want %d and a last word", len(diags), maxDiagnostics+1)
 	}
 	if got, want := diags[0].String(), "d.yaml: error: more than 1000 problems: only the first 1000 are reported (a limit of connector)"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
@@ -184,7 +184,7 @@ func TestDiagnosticsAreCapped(t *testing.T) {
 
 func TestLoadFileTooLarge(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.yaml")
-	if err := os.WriteFile(path, []byte("a: \""+strings.Repeat("x", MaxFileSize)+"\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte("a: \""+strings.Repeat("x", maxFileSize)+"\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, diags := Load(path)

@@ -31,9 +31,9 @@ func LoadContext(ctx context.Context, path string) (*Definition, diag.List, erro
 	return ParseContext(ctx, path, src)
 }
 
-// readDefinition reads a definition file of at most MaxFileSize bytes.
+// readDefinition reads a definition file of at most maxFileSize bytes.
 func readDefinition(path string) ([]byte, diag.List) {
-	src, err := yamlguard.ReadFile(path, MaxFileSize)
+	src, err := yamlguard.ReadFile(path, maxFileSize)
 	if err == nil {
 		return src, nil
 	}
@@ -57,7 +57,7 @@ func Parse(file string, src []byte) (def *Definition, diags diag.List) {
 }
 
 // ParseContext is Parse that stops as soon as ctx is done: then it returns ctx's error.
-// A definition beyond one of the limits (MaxEntries, MaxNodes, MaxDepth) is reported at
+// A definition beyond one of the limits (maxEntries, maxNodes, maxDepth) is reported at
 // the place where the limit ran out, and nothing after that pass runs.
 func ParseContext(ctx context.Context, file string, src []byte) (def *Definition, diags diag.List, err error) {
 	if err := ctx.Err(); err != nil {
@@ -128,9 +128,9 @@ type loader struct {
 	// overLimit is set once a limit of limits.go is exceeded (and reported).
 	overLimit bool
 	// inherited counts the $parameters entries copied from component to component,
-	// against MaxNodes.
+	// against maxNodes.
 	inherited int
-	// dropped counts the problems found beyond MaxDiagnostics.
+	// dropped counts the problems found beyond maxDiagnostics.
 	dropped       int
 	droppedErrors bool
 }
@@ -190,9 +190,9 @@ func (l *loader) at(n *yaml.Node, path, code, msg, hint string) {
 	l.add(d)
 }
 
-// full reports that MaxDiagnostics problems are kept: the passes may skip the work of
+// full reports that maxDiagnostics problems are kept: the passes may skip the work of
 // describing more.
-func (l *loader) full() bool { return len(l.diags) >= MaxDiagnostics }
+func (l *loader) full() bool { return len(l.diags) >= maxDiagnostics }
 
 func (l *loader) finish() diag.List {
 	if l.dropped > 0 {
@@ -201,7 +201,7 @@ func (l *loader) finish() diag.List {
 			sev = diag.Error
 		}
 		l.diags = append(l.diags, diag.Diagnostic{File: l.file, Severity: sev, Code: diag.CodeYAML,
-			Message: fmt.Sprintf("more than %d problems: only the first %d are reported %s", MaxDiagnostics, MaxDiagnostics, limitNote)})
+			Message: fmt.Sprintf("more than %d problems: only the first %d are reported %s", maxDiagnostics, maxDiagnostics, limitNote)})
 		l.dropped = 0
 	}
 	l.diags.Sort()
@@ -214,7 +214,7 @@ func (l *loader) finish() diag.List {
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // decode parses the YAML text into a node tree and returns the root mapping. The text is
-// checked against MaxEntries first, the tree against MaxNodes and MaxDepth with every
+// checked against maxEntries first, the tree against maxNodes and maxDepth with every
 // alias expanded.
 func (l *loader) decode() *yaml.Node {
 	if !l.checkEntries() {
@@ -260,7 +260,7 @@ func (l *loader) decode() *yaml.Node {
 	return root
 }
 
-// unmarshal parses the text into a node tree. A big text (up to MaxEntries entries takes
+// unmarshal parses the text into a node tree. A big text (up to maxEntries entries takes
 // the parser most of a second) is parsed on a goroutine of its own, so that a canceled
 // load returns at once; the parse left behind ends by itself.
 func (l *loader) unmarshal() (*yaml.Node, error) {
@@ -308,8 +308,8 @@ func (l *loader) compileTemplates() {
 		}
 		if !distinct[p.src] {
 			distinct[p.src] = true
-			if tags += strings.Count(p.src, "{{") + strings.Count(p.src, "{%"); tags > MaxTemplateTags {
-				l.at(p.node, p.path, diag.CodeTemplate, fmt.Sprintf("the definition has more than %d template tags %s", MaxTemplateTags, limitNote), "")
+			if tags += strings.Count(p.src, "{{") + strings.Count(p.src, "{%"); tags > maxTemplateTags {
+				l.at(p.node, p.path, diag.CodeTemplate, fmt.Sprintf("the definition has more than %d template tags %s", maxTemplateTags, limitNote), "")
 				l.overLimit = true
 				return
 			}

@@ -21,7 +21,7 @@ var opaqueKeys = map[string]bool{"schema_loader": true, "schemas": true, "metada
 //
 // Sharing keeps the resolution linear in the nodes as written, but the later passes walk
 // the result as if it were copied out; so each resolved node carries the size and height
-// of that copy, and the resolution stops at MaxNodes and MaxDepth (limits.go).
+// of that copy, and the resolution stops at maxNodes and maxDepth (limits.go).
 type resolver struct {
 	l    *loader
 	root *yaml.Node
@@ -58,7 +58,7 @@ func (r *resolver) resolveRoot() *yaml.Node {
 		k, v := r.root.Content[i], r.root.Content[i+1]
 		if !opaqueKeys[k.Value] {
 			res := r.resolve(v, k.Value, 1)
-			if size += 1 + res.size; size > MaxNodes && !r.l.overLimit {
+			if size += 1 + res.size; size > maxNodes && !r.l.overLimit {
 				r.fail(v, k.Value, false)
 			}
 			v = res.out
@@ -122,7 +122,7 @@ func (r *resolver) resolve(n *yaml.Node, path string, depth int) resolved {
 	if r.l.tick() {
 		return broken
 	}
-	if depth > MaxDepth {
+	if depth > maxDepth {
 		r.fail(n, path, true)
 		return broken
 	}
@@ -161,10 +161,10 @@ func (r *resolver) resolve(n *yaml.Node, path string, depth int) resolved {
 // checks it against the limits; at is where to report it.
 func (r *resolver) made(res resolved, at *yaml.Node, path string) resolved {
 	switch {
-	case res.size > MaxNodes:
+	case res.size > maxNodes:
 		r.fail(at, path, false)
 		return broken
-	case res.height > MaxDepth:
+	case res.height > maxDepth:
 		r.fail(at, path, true)
 		return broken
 	}
@@ -200,7 +200,7 @@ func (r *resolver) mapping(n *yaml.Node, path string, depth int) resolved {
 			rv = res.out
 			size += 1 + res.size
 			height = max(height, res.height+1)
-			if size > MaxNodes {
+			if size > maxNodes {
 				r.fail(v, join(path, k.Value), false)
 				return broken
 			}
@@ -260,7 +260,7 @@ func (r *resolver) sequence(n *yaml.Node, path string, depth int) resolved {
 		res := r.resolve(v, p, depth+1)
 		size += res.size
 		height = max(height, res.height+1)
-		if size > MaxNodes {
+		if size > maxNodes {
 			r.fail(v, p, false)
 			return broken
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 // The builtins below can make a large value out of small arguments; each computes the size
-// of its result before building it, so that a value beyond MaxValue or MaxItems is refused
+// of its result before building it, so that a value beyond maxValue or maxItems is refused
 // instead of allocated.
 
 // joinStrings joins the items of l, converted by conv, with sep.
@@ -128,14 +128,14 @@ func runOf(items []any, i int, ok func(any) bool) int {
 	return i
 }
 
-// runes counts the characters of s, refusing more than MaxItems (a list of one string
+// runes counts the characters of s, refusing more than maxItems (a list of one string
 // per character costs 32 bytes each).
 func runes(s string) (int, error) {
-	if len(s) <= MaxItems {
+	if len(s) <= maxItems {
 		return utf8.RuneCountInString(s), nil
 	}
 	n := utf8.RuneCountInString(s)
-	if n > MaxItems {
+	if n > maxItems {
 		return 0, errItems
 	}
 	return n, nil

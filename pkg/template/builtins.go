@@ -213,8 +213,8 @@ func pyReplacement(repl string) string {
 func quote(s, safe string, plus bool) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	// A result beyond MaxValue is cut short there: the caller refuses it anyway.
-	for i := 0; i < len(s) && b.Len() <= MaxValue; i++ {
+	// A result beyond maxValue is cut short there: the caller refuses it anyway.
+	for i := 0; i < len(s) && b.Len() <= maxValue; i++ {
 		c := s[i]
 		switch {
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c == '~':
@@ -250,7 +250,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 	if depth > 100 {
 		return errors.New("value too deeply nested for JSON")
 	}
-	if b.Len() > MaxValue {
+	if b.Len() > maxValue {
 		return errValue
 	}
 	switch x := v.(type) {
@@ -366,7 +366,7 @@ func utf16Pair(r rune) (rune, rune) {
 	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
 }
 
-// fromJSON decodes JSON keeping numbers exact; a text of more than MaxItems values is
+// fromJSON decodes JSON keeping numbers exact; a text of more than maxItems values is
 // refused before it is decoded.
 func fromJSON(s string) (any, error) {
 	n := 0
@@ -618,7 +618,7 @@ func pyFormat(f string, args []any, kwargs map[string]any) (string, error) {
 			return "", err
 		}
 		b.WriteString(s)
-		if b.Len() > MaxValue {
+		if b.Len() > maxValue {
 			return "", errValue
 		}
 	}
@@ -927,7 +927,7 @@ func b64decode(s string) (string, error) {
 	return "", errors.New("invalid base64 input")
 }
 
-// urlencodeValue is Jinja's urlencode. A result beyond MaxValue is cut short just past
+// urlencodeValue is Jinja's urlencode. A result beyond maxValue is cut short just past
 // it: the caller refuses it anyway.
 func urlencodeValue(v any) string {
 	var b strings.Builder
@@ -941,7 +941,7 @@ func urlencodeValue(v any) string {
 	}
 	if m, ok := mapView(v); ok {
 		for _, k := range m.Keys() {
-			if b.Len() > MaxValue {
+			if b.Len() > maxValue {
 				break
 			}
 			e, _ := m.Get(k)
@@ -951,7 +951,7 @@ func urlencodeValue(v any) string {
 	}
 	if l, ok := asList(v); ok {
 		for _, e := range l {
-			if b.Len() > MaxValue {
+			if b.Len() > maxValue {
 				break
 			}
 			if p, ok := asList(e); ok && len(p) == 2 {

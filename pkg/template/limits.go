@@ -10,8 +10,8 @@ import (
 // make it eat memory. The largest template of the corpus is 782 bytes with 13 tags and 149
 // tokens, nested one block deep.
 const (
-	// MaxSource is the length of a template that has tags (plain text is not limited here).
-	MaxSource = 64 << 10
+	// maxSource is the length of a template that has tags (plain text is not limited here).
+	maxSource = 64 << 10
 	// maxTags is the number of {{ }} and {% %} tags of one template.
 	maxTags = 1000
 	// maxTokens is the number of tokens of one tag.
@@ -19,10 +19,10 @@ const (
 	// maxNesting is the nesting of blocks, of brackets and unary operators in an
 	// expression, and of the values a template compares or writes.
 	maxNesting = 100
-	// MaxValue is the size of a string a template builds, and of what it renders.
-	MaxValue = 16 << 20
-	// MaxItems is the length of a list or mapping a template builds.
-	MaxItems = 1 << 20
+	// maxValue is the size of a string a template builds, and of what it renders.
+	maxValue = 16 << 20
+	// maxItems is the length of a list or mapping a template builds.
+	maxItems = 1 << 20
 	// maxSteps counts, for one evaluation, the loop iterations, the calls and the
 	// elements compared.
 	maxSteps = 10_000_000
@@ -35,9 +35,9 @@ const (
 const limitNote = "(a limit of connector)"
 
 var (
-	errValue   = fmt.Errorf("template result larger than %d MiB %s", MaxValue>>20, limitNote)
-	errOutput  = fmt.Errorf("template output larger than %d MiB %s", MaxValue>>20, limitNote)
-	errItems   = fmt.Errorf("template list or mapping longer than %d items %s", MaxItems, limitNote)
+	errValue   = fmt.Errorf("template result larger than %d MiB %s", maxValue>>20, limitNote)
+	errOutput  = fmt.Errorf("template output larger than %d MiB %s", maxValue>>20, limitNote)
+	errItems   = fmt.Errorf("template list or mapping longer than %d items %s", maxItems, limitNote)
 	errSteps   = fmt.Errorf("template evaluation takes more than %d steps %s", maxSteps, limitNote)
 	errWork    = fmt.Errorf("template evaluation handles more than %d MiB in all %s", maxWork>>20, limitNote)
 	errNesting = fmt.Errorf("template value nested more than %d levels deep %s", maxNesting, limitNote)
@@ -76,7 +76,7 @@ func (fr *frame) fail(err error) {
 	}
 }
 
-// account checks a value a call returned against MaxValue and MaxItems, and adds what
+// account checks a value a call returned against maxValue and maxItems, and adds what
 // the call built to the evaluation's work. A value passed through from an argument (a
 // default, a first item, a stripped string) is not built, so it is not counted.
 func (fr *frame) account(v any, args []any) error {
@@ -86,7 +86,7 @@ func (fr *frame) account(v any, args []any) error {
 	var n int
 	switch x := v.(type) {
 	case string:
-		if len(x) > MaxValue {
+		if len(x) > maxValue {
 			return errValue
 		}
 		if len(x) < 64 || within(x, args) {
@@ -94,7 +94,7 @@ func (fr *frame) account(v any, args []any) error {
 		}
 		n = len(x)
 	case []any:
-		if len(x) > MaxItems {
+		if len(x) > maxItems {
 			return errItems
 		}
 		if len(x) == 0 || sameList(x, args) {
@@ -102,7 +102,7 @@ func (fr *frame) account(v any, args []any) error {
 		}
 		n = 16 * len(x)
 	case map[string]any:
-		if len(x) > MaxItems {
+		if len(x) > maxItems {
 			return errItems
 		}
 		if len(x) == 0 || sameMap(x, args) {
@@ -154,7 +154,7 @@ func sameMap(m map[string]any, args []any) bool {
 
 // fitString reports whether a string of n bytes may be built.
 func fitString(n int64) error {
-	if n > MaxValue || n < 0 {
+	if n > maxValue || n < 0 {
 		return errValue
 	}
 	return nil
@@ -162,7 +162,7 @@ func fitString(n int64) error {
 
 // fitItems reports whether a list of n items may be built.
 func fitItems(n int64) error {
-	if n > MaxItems || n < 0 {
+	if n > maxItems || n < 0 {
 		return errItems
 	}
 	return nil

@@ -113,7 +113,7 @@ func TestLoopsWithinTheLimits(t *testing.T) {
 
 func TestCompileLimits(t *testing.T) {
 	for _, tt := range []struct{ name, src, want string }{
-		{"a long template", "{{ x }}" + strings.Repeat(" ", MaxSource),
+		{"a long template", "{{ x }}" + strings.Repeat(" ", maxSource),
 			"a template with tags longer than 64 KiB (a limit of connector)"},
 		{"too many tags", strings.Repeat("{{ 1 }}", 1001),
 			"more than 1000 tags in one template (a limit of connector)"},

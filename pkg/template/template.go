@@ -144,8 +144,8 @@ func compile(src string, vars []string) (t *Template, err error) {
 		t.literal = true
 		return t, nil
 	}
-	if len(src) > MaxSource {
-		return nil, &Error{Offset: 0, Msg: fmt.Sprintf("a template with tags longer than %d KiB %s", MaxSource>>10, limitNote)}
+	if len(src) > maxSource {
+		return nil, &Error{Offset: 0, Msg: fmt.Sprintf("a template with tags longer than %d KiB %s", maxSource>>10, limitNote)}
 	}
 	body, err := parseTemplate(src)
 	if err != nil {
@@ -458,7 +458,7 @@ func (t *Template) exec(nodes []rnode, fr *frame, b *strings.Builder) error {
 		switch x := n.(type) {
 		case *rText:
 			b.WriteString(x.s)
-			if b.Len() > MaxValue {
+			if b.Len() > maxValue {
 				return &Error{Offset: 0, Msg: errOutput.Error()}
 			}
 		case *rOut:
@@ -467,7 +467,7 @@ func (t *Template) exec(nodes []rnode, fr *frame, b *strings.Builder) error {
 				return err
 			}
 			s := ToString(v)
-			if b.Len()+len(s) > MaxValue {
+			if b.Len()+len(s) > maxValue {
 				return t.limit(x.p.pos, errOutput)
 			}
 			b.WriteString(s)

@@ -36,9 +36,9 @@ func TestLoadLimits(t *testing.T) {
 		name, path string
 		want       string
 	}{
-		{"a file larger than 16 MiB", write("big.yaml", "a: \""+strings.Repeat("x", MaxFileSize)+"\"\n"),
+		{"a file larger than 16 MiB", write("big.yaml", "a: \""+strings.Repeat("x", maxFileSize)+"\"\n"),
 			"big.yaml: error: the testing values are larger than 16 MiB (a limit of connector)"},
-		{"too many entries", write("flow.yaml", "a: ["+strings.Repeat("1,", MaxEntries)+"1]\n"),
+		{"too many entries", write("flow.yaml", "a: ["+strings.Repeat("1,", maxEntries)+"1]\n"),
 			"flow.yaml:1:500002: error: the testing values have more than 250000 YAML entries (a limit of connector)"},
 		{"an alias bomb", write("laughs.yaml", laughs),
 			"laughs.yaml:6:30: error: the testing values expand to more than 600000 nodes through YAML aliases (a limit of connector)"},
@@ -64,7 +64,7 @@ func TestLoadStdinStopsAtTheLimit(t *testing.T) {
 	if !errors.As(err, &dl) || len(dl) != 1 || dl[0].String() != "<stdin>: error: the testing values are larger than 16 MiB (a limit of connector)" {
 		t.Errorf("err = %v", err)
 	}
-	if z.n > MaxFileSize+64<<10 {
+	if z.n > maxFileSize+64<<10 {
 		t.Errorf("read %d bytes of an endless stdin", z.n)
 	}
 }

@@ -38,27 +38,27 @@ type Values struct {
 // Limits of a testing values file (SPEC 11.8): a file beyond them is refused with a
 // diagnostic, before it can take the time or the memory of the tool.
 const (
-	// MaxFileSize is the size of the file (or of what stdin gives).
-	MaxFileSize = 16 << 20
-	// MaxEntries bounds the YAML nodes the parser builds: the separators , : - ? [ {.
-	MaxEntries = 250_000
-	// MaxNodes is the size of the values with every YAML alias expanded.
-	MaxNodes = 600_000
-	// MaxDepth is their nesting.
-	MaxDepth = 100
+	// maxFileSize is the size of the file (or of what stdin gives).
+	maxFileSize = 16 << 20
+	// maxEntries bounds the YAML nodes the parser builds: the separators , : - ? [ {.
+	maxEntries = 250_000
+	// maxNodes is the size of the values with every YAML alias expanded.
+	maxNodes = 600_000
+	// maxDepth is their nesting.
+	maxDepth = 100
 )
 
 const limitNote = "(a limit of connector)"
 
 // Load reads testing values from path, or from stdin when path is "-", at most
-// MaxFileSize bytes of them (so that a device such as /dev/zero ends at once).
+// maxFileSize bytes of them (so that a device such as /dev/zero ends at once).
 func Load(path string, stdin io.Reader) (*Values, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = yamlguard.ReadAll(stdin, MaxFileSize)
+		data, err = yamlguard.ReadAll(stdin, maxFileSize)
 	} else {
-		data, err = yamlguard.ReadFile(path, MaxFileSize)
+		data, err = yamlguard.ReadFile(path, maxFileSize)
 	}
 	var tl *yamlguard.TooLargeError
 	switch {
@@ -84,9 +84,9 @@ func displayName(file string) string {
 func Parse(file string, data []byte) (*Values, error) {
 	name := displayName(file)
 	v := &Values{File: file, overridden: map[string]bool{}}
-	if line, col, ok := yamlguard.CheckEntries(data, MaxEntries); !ok {
+	if line, col, ok := yamlguard.CheckEntries(data, maxEntries); !ok {
 		return nil, diag.List{{File: name, Line: line, Column: col, Severity: diag.Error, Code: diag.CodeYAML,
-			Message: fmt.Sprintf("the testing values have more than %d YAML entries %s", MaxEntries, limitNote),
+			Message: fmt.Sprintf("the testing values have more than %d YAML entries %s", maxEntries, limitNote),
 			Hint:    "every `,` `:` `-` `?` `[` `{` counts one entry"}}
 	}
 	var doc yaml.Node
@@ -145,9 +145,9 @@ func kindName(n *yaml.Node) string {
 	return "something else"
 }
 
-// checkAliases applies MaxNodes and MaxDepth to the document with every alias expanded.
+// checkAliases applies maxNodes and maxDepth to the document with every alias expanded.
 func checkAliases(name string, doc *yaml.Node) (diag.Diagnostic, bool) {
-	err := yamlguard.Check(doc, MaxNodes, MaxDepth, nil)
+	err := yamlguard.Check(doc, maxNodes, maxDepth, nil)
 	var p *yamlguard.Problem
 	if err == nil || !errors.As(err, &p) {
 		return diag.Diagnostic{}, true
@@ -157,9 +157,9 @@ func checkAliases(name string, doc *yaml.Node) (diag.Diagnostic, bool) {
 	case yamlguard.RecursiveAlias:
 		d.Message = fmt.Sprintf("the alias *%s is inside the value its anchor names, so it never ends", p.Node.Value)
 	case yamlguard.TooManyNodes:
-		d.Message = fmt.Sprintf("the testing values expand to more than %d nodes through YAML aliases %s", MaxNodes, limitNote)
+		d.Message = fmt.Sprintf("the testing values expand to more than %d nodes through YAML aliases %s", maxNodes, limitNote)
 	default:
-		d.Message = fmt.Sprintf("the testing values nest more than %d levels deep %s", MaxDepth, limitNote)
+		d.Message = fmt.Sprintf("the testing values nest more than %d levels deep %s", maxDepth, limitNote)
 	}
 	return d, false
 }
@@ -173,8 +173,8 @@ func plain(n *yaml.Node) (any, error) {
 
 // Limits of plain, a little above those of checkAliases.
 const (
-	maxPlainDepth = MaxDepth + 2
-	maxPlainNodes = MaxNodes + 2
+	maxPlainDepth = maxDepth + 2
+	maxPlainNodes = maxNodes + 2
 )
 
 func plainAt(n *yaml.Node, depth int, budget *int) (any, error) {
