@@ -479,10 +479,14 @@ func pyStrip(s string, args []any, fn func(string, string) string, def func(stri
 func pySplit(s string, sep any, maxsplit int64) ([]any, error) {
 	var parts []string
 	if sep == nil || IsUndefined(sep) {
+		pieces := int64(fieldCount(s))
+		if maxsplit >= 0 && maxsplit+1 < pieces {
+			pieces = maxsplit + 1
+		}
+		if fitItems(pieces) != nil {
+			return nil, errItems
+		}
 		if maxsplit < 0 {
-			if fitItems(int64(fieldCount(s))) != nil {
-				return nil, errItems
-			}
 			parts = strings.Fields(s)
 		} else {
 			rest := strings.TrimLeftFunc(s, unicode.IsSpace)
