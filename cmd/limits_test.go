@@ -159,6 +159,9 @@ var limitInputs = []limitCase{
 	{"a template that grows a string a million times", func(e *limitEnv) []string {
 		return e.read("          s: \"{% set ns = namespace(s='') %}{% for i in range(1000) %}{% for j in range(1000) %}{% set ns.s = ns.s ~ 'xxxxxxxxxxxxxxxx' %}{% endfor %}{% endfor %}\"")
 	}, 1, "error: stream items, page 1: request_body_json: s: evaluating `{% set ns.s = ns.s ~ 'xxxxxxxxxxxxxxxx' %}`: template evaluation handles more than 256 MiB in all (a limit of connector) (0 records written before the failure)"},
+	{"a template whose value doubles 60 times, sharing its halves", func(e *limitEnv) []string {
+		return e.read("          s: \"{{ " + strings.Repeat("[", 60) + "1" + strings.Repeat("] * 2", 60) + " }}\"")
+	}, 1, "error: stream items, page 1: request_body_json: s: evaluating `" + ("{{ " + strings.Repeat("[", 60) + "1" + strings.Repeat("] * 2", 60))[:117] + "...`: template result holds more than 1048576 values (a limit of connector) (0 records written before the failure)"},
 	{"a template of ten billion loop iterations", func(e *limitEnv) []string {
 		return e.read("          s: \"{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\"")
 	}, 1, "error: stream items, page 1: request_body_json: s: evaluating `{% for j in range(100000) %}`: template evaluation takes more than 10000000 steps (a limit of connector) (0 records written before the failure)"},

@@ -41,7 +41,43 @@ var (
 	errSteps   = fmt.Errorf("template evaluation takes more than %d steps %s", maxSteps, limitNote)
 	errWork    = fmt.Errorf("template evaluation handles more than %d MiB in all %s", maxWork>>20, limitNote)
 	errNesting = fmt.Errorf("template value nested more than %d levels deep %s", maxNesting, limitNote)
+	errResult  = fmt.Errorf("template result holds more than %d values %s", maxItems, limitNote)
 )
+
+// checkResult applies maxNesting and maxItems to the list or mapping a template yields,
+// counting a value each time it appears: whoever uses the result (a request body, JSON)
+// copies it out, so a value that shares its halves, small in memory, must not get out.
+func checkResult(v any) error {
+	n := 0
+	var walk func(v any, depth int) error
+	walk = func(v any, depth int) error {
+		var items []any
+		switch x := v.(type) {
+		case []any:
+			items = x
+		case map[string]any:
+			items = make([]any, 0, len(x))
+			for _, e := range x {
+				items = append(items, e)
+			}
+		default:
+			return nil
+		}
+		if depth > maxNesting {
+			return errNesting
+		}
+		if n += len(items); n > maxItems {
+			return errResult
+		}
+		for _, e := range items {
+			if err := walk(e, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(v, 0)
+}
 
 // spend counts n steps; once over maxSteps the evaluation fails (see fail) and spend
 // returns false, so that a long computation stops at its next step.

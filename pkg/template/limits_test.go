@@ -52,6 +52,8 @@ func TestEvaluationLimits(t *testing.T) {
 			"evaluating `{{ json_loads('[' ~ ('1,' * 2000000) ~ '1]')|length }}`: template list or mapping longer than 1048576 items (a limit of connector)"},
 		{"a shared value written out", shared + "{{ ns.l }}",
 			"evaluating `{{ ns.l }}`: template output larger than 16 MiB (a limit of connector)"},
+		{"a shared value as the result", "{{ " + strings.Repeat("[", 60) + "1" + strings.Repeat("] * 2", 60) + " }}",
+			"evaluating `" + ("{{ " + strings.Repeat("[", 60) + "1" + strings.Repeat("] * 2", 60))[:117] + "...`: template result holds more than 1048576 values (a limit of connector)"},
 		{"a shared value as JSON", shared + "{{ ns.l|tojson }}",
 			"evaluating `{{ ns.l|tojson }}`: template result larger than 16 MiB (a limit of connector)"},
 		{"two shared values compared", shared + "{{ ns.l == ns.m }}",

@@ -386,6 +386,11 @@ func (t *Template) Eval(vars map[string]any) (res any, err error) {
 	}()
 	if t.single != nil {
 		v, err := t.run(*t.single, fr)
+		if err == nil {
+			if err = checkResult(v); err != nil {
+				return nil, t.limit(t.single.pos, err)
+			}
+		}
 		return norm(v), err
 	}
 	var b strings.Builder
