@@ -502,9 +502,18 @@ type optionUse struct {
 func (l *loader) checkStaticConflicts() {
 	type placed struct{ place, name string }
 	for _, uses := range l.conflicts {
+		// Only a place that two sources set can hold a conflict (a large request body
+		// alone costs no index of its keys).
+		sources := map[string]map[string]bool{}
+		for _, u := range uses {
+			if sources[u.place] == nil {
+				sources[u.place] = map[string]bool{}
+			}
+			sources[u.place][u.source] = true
+		}
 		first := map[placed]int{}
 		for i, u := range uses {
-			if u.place == InjectHeader {
+			if u.place == InjectHeader || len(sources[u.place]) < 2 {
 				continue
 			}
 			k := placed{u.place, u.node.Value}
