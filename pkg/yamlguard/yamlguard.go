@@ -147,11 +147,9 @@ func (p *Problem) Error() string {
 // ErrCanceled is returned by Check when its stop function says so.
 var ErrCanceled = errors.New("canceled")
 
-// extent is the expanded size and height of an anchored node, or inProgress while the
-// node itself is being walked.
+// extent is the expanded size and height of an anchored node; a size of -1 marks a node
+// being walked.
 type extent struct{ size, height int }
-
-var inProgress = extent{size: -1}
 
 type checker struct {
 	maxNodes, maxDepth int
@@ -175,69 +173,91 @@ func Check(root *yaml.Node, maxNodes, maxDepth int, stop func() bool) error {
 	return c.err
 }
 
-func (c *checker) walk(n *yaml.Node, depth int) extent {
-	if c.err != nil || n == nil {
-		return extent{}
+// walk counts the nodes under n, at depth, and returns its height.
+func (c *checker) walk(n *yaml.Node, depth int) int {
+	if n.Kind == yaml.ScalarNode {
+		// Most nodes: counted, no more.
+		if c.total++; c.total > c.maxNodes {
+			c.fail(TooManyNodes, n)
+		} else if depth > c.maxDepth {
+			c.fail(TooDeep, n)
+		}
+		return 0
+	}
+	if c.err != nil {
+		return 0
 	}
 	if c.stop != nil {
-		if c.steps++; c.steps%4096 == 0 && c.stop() {
+		if c.steps++; c.steps%1024 == 0 && c.stop() {
 			c.err = ErrCanceled
-			return extent{}
+			return 0
 		}
 	}
 	if n.Kind == yaml.AliasNode {
-		e, seen := c.anchors[n.Alias]
-		switch {
-		case n.Alias == nil:
-			return extent{size: 1}
-		case !seen:
-			// An alias to a node not walked yet (yaml.v3 resolves anchors in document order,
-			// so this is a node outside the tree under root): walk it here.
-			e = c.walk(n.Alias, depth)
-			if c.err != nil {
-				return extent{}
-			}
-			// Its own nodes were counted by that walk.
-			c.total -= e.size
-		case e == inProgress:
-			c.err = &Problem{Kind: RecursiveAlias, Node: n}
-			return extent{}
-		}
-		c.total += e.size
-		switch {
-		case c.total > c.maxNodes:
-			c.err = &Problem{Kind: TooManyNodes, Node: n}
-		case depth+e.height > c.maxDepth:
-			c.err = &Problem{Kind: TooDeep, Node: n}
-		}
-		return e
+		return c.alias(n, depth)
 	}
-	c.total++
-	switch {
-	case c.total > c.maxNodes:
-		c.err = &Problem{Kind: TooManyNodes, Node: n}
-		return extent{}
-	case depth > c.maxDepth:
-		c.err = &Problem{Kind: TooDeep, Node: n}
-		return extent{}
+	before := c.total
+	if c.total++; c.total > c.maxNodes {
+		c.fail(TooManyNodes, n)
+		return 0
+	}
+	if depth > c.maxDepth {
+		c.fail(TooDeep, n)
+		return 0
 	}
 	if n.Anchor != "" {
 		if c.anchors == nil {
 			c.anchors = map[*yaml.Node]extent{}
 		}
-		c.anchors[n] = inProgress
+		c.anchors[n] = extent{size: -1}
 	}
-	e := extent{size: 1}
+	height := 0
 	for _, child := range n.Content {
-		ce := c.walk(child, depth+1)
+		h := c.walk(child, depth+1)
 		if c.err != nil {
-			return extent{}
+			return 0
 		}
-		e.size += ce.size
-		e.height = max(e.height, ce.height+1)
+		height = max(height, h+1)
 	}
 	if n.Anchor != "" {
-		c.anchors[n] = e
+		c.anchors[n] = extent{size: c.total - before, height: height}
 	}
-	return e
+	return height
+}
+
+// alias counts an alias as a copy of its anchor's node.
+func (c *checker) alias(n *yaml.Node, depth int) int {
+	if n.Alias == nil {
+		c.total++
+		return 0
+	}
+	e, seen := c.anchors[n.Alias]
+	if !seen {
+		// An anchor outside the tree under root (yaml.v3 resolves anchors in document
+		// order, so within a document it is always seen first): walk it here.
+		before := c.total
+		h := c.walk(n.Alias, depth)
+		if n.Alias.Kind == yaml.ScalarNode {
+			return h
+		}
+		e = extent{size: c.total - before, height: h}
+		c.total = before
+	}
+	if e.size < 0 {
+		c.fail(RecursiveAlias, n)
+		return 0
+	}
+	switch c.total += e.size; {
+	case c.total > c.maxNodes:
+		c.fail(TooManyNodes, n)
+	case depth+e.height > c.maxDepth:
+		c.fail(TooDeep, n)
+	}
+	return e.height
+}
+
+func (c *checker) fail(k Kind, n *yaml.Node) {
+	if c.err == nil {
+		c.err = &Problem{Kind: k, Node: n}
+	}
 }

@@ -159,14 +159,15 @@ func TestCheckIsLinear(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 114 nodes as written: the stop function, asked every 4096 nodes walked, is never asked.
+	// 114 nodes as written: the stop function, asked every 1024 collections walked, is
+	// never asked.
 	if calls != 0 {
-		t.Errorf("the walk visited more than 4096 nodes (%d looks at stop)", calls)
+		t.Errorf("the walk visited more than 1024 collections (%d looks at stop)", calls)
 	}
 }
 
 func TestCheckStops(t *testing.T) {
-	src := "a: [" + strings.Repeat("1, ", 10000) + "1]\n"
+	src := "a: [" + strings.Repeat("[1], ", 10000) + "1]\n"
 	calls := 0
 	err := Check(parse(t, src), 1<<30, 100, func() bool { calls++; return true })
 	if !errors.Is(err, ErrCanceled) || calls != 1 {
