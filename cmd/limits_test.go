@@ -133,6 +133,14 @@ var limitInputs = []limitCase{
 		}
 		return []string{"validate", e.file("bomb.yaml", limitDef("", b.String()))}
 	}, 3, "DIR/bomb.yaml:10012:18: error: the definition has more than 10000 template tags (a limit of connector)"},
+	{"a definition with 5,000 unknown fields", func(e *limitEnv) []string {
+		var b strings.Builder
+		b.WriteString("version: 6.0.0\nstreams: []\n")
+		for i := 0; i < 5000; i++ {
+			fmt.Fprintf(&b, "unknown%d: 1\n", i)
+		}
+		return []string{"validate", e.file("many.yaml", b.String())}
+	}, 3, "DIR/many.yaml: error: more than 1000 problems: only the first 1000 are reported (a limit of connector)"},
 
 	// Testing values.
 	{"testing values larger than 16 MiB", func(e *limitEnv) []string {
