@@ -59,7 +59,7 @@ type checkLine struct {
 }
 
 func checkRun(ctx context.Context, opts *checkOptions) error {
-	p, err := prepare(opts.io, opts.def, &opts.flags)
+	p, err := prepare(ctx, opts.io, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -64,11 +65,14 @@ type prepared struct {
 
 // prepare loads and checks the definition and the testing values, registers every secret
 // with the redactor and builds the HTTP client and the authenticator. No request is made.
-func prepare(s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
+func prepare(ctx context.Context, s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
 	if _, err := os.Stat(defPath); err != nil {
 		return nil, usagef("cannot read definition: %v", pathError(err))
 	}
-	def, diags := manifest.Load(defPath)
+	def, diags, err := manifest.LoadContext(ctx, defPath)
+	if err != nil {
+		return nil, err
+	}
 	if diags.HasErrors() {
 		diags.Sort()
 		printDiagnostics(s, s.Err, diags)

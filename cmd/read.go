@@ -83,7 +83,7 @@ func exactlyOneDefinition(c *cobra.Command, args []string) error {
 }
 
 func readRun(ctx context.Context, opts *readOptions) error {
-	p, err := prepare(opts.io, opts.def, &opts.flags)
+	p, err := prepare(ctx, opts.io, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}

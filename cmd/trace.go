@@ -75,7 +75,7 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 }
 
 func traceRun(ctx context.Context, opts *traceOptions) error {
-	p, err := prepare(opts.io, opts.def, &opts.flags)
+	p, err := prepare(ctx, opts.io, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,7 +48,7 @@ Exit code 0 when every definition is valid, 3 when one is not, 2 when a file can
 			if runF != nil {
 				return runF(opts)
 			}
-			return validateRun(opts)
+			return validateRun(c.Context(), opts)
 		},
 	}
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text (diagnostics on stderr) or json (reports on stdout)")
@@ -60,7 +61,7 @@ type validateReport struct {
 	Diagnostics []diag.Diagnostic `json:"diagnostics"`
 }
 
-func validateRun(opts *validateOptions) error {
+func validateRun(ctx context.Context, opts *validateOptions) error {
 	invalid, unreadable := 0, 0
 	enc := json.NewEncoder(opts.io.Out)
 	enc.SetEscapeHTML(false)
@@ -70,7 +71,10 @@ func validateRun(opts *validateOptions) error {
 			opts.io.printError(fmt.Errorf("cannot read definition: %v", pathError(err)))
 			continue
 		}
-		_, diags := manifest.Load(file)
+		_, diags, err := manifest.LoadContext(ctx, file)
+		if err != nil {
+			return err
+		}
 		diags.Sort()
 		valid := !diags.HasErrors()
 		if !valid {

@@ -115,7 +115,7 @@ func (l *loader) authenticator(n *yaml.Node, path string, parent *params, login 
 			if l.stringTemplate(c, "header", authVars, &o.FieldName) != nil {
 				a.Inject = o
 				if uses != nil && !strings.Contains(h.Value, "{") {
-					*uses = append(*uses, optionUse{place: InjectHeader, name: h.Value, source: "the authenticator", node: h})
+					*uses = append(*uses, optionUse{place: InjectHeader, source: "the authenticator", node: h})
 				}
 			}
 		default:
@@ -490,32 +490,43 @@ func (l *loader) checkAuthenticators(def *Definition) {
 	}
 }
 
-// optionUse is a statically known request option name and who sets it.
+// optionUse is a statically known request option name (the value of node) and who sets it.
 type optionUse struct {
-	place, name, source string
-	node                *yaml.Node
+	place, source string
+	node          *yaml.Node
 }
 
 // checkStaticConflicts reports two sources of one stream setting the same request
 // parameter or body field (headers are left to run time: the authenticator's win).
 func (l *loader) checkStaticConflicts() {
+	type placed struct{ place, name string }
 	for _, uses := range l.conflicts {
-		seen := map[string]optionUse{}
+		// Only a place that two sources set can hold a conflict (a large request body
+		// alone costs no index of its keys).
+		sources := map[string]map[string]bool{}
 		for _, u := range uses {
-			if u.place == InjectHeader {
+			if sources[u.place] == nil {
+				sources[u.place] = map[string]bool{}
+			}
+			sources[u.place][u.source] = true
+		}
+		first := map[placed]int{}
+		for i, u := range uses {
+			if u.place == InjectHeader || len(sources[u.place]) < 2 {
 				continue
 			}
-			k := u.place + "\x00" + u.name
-			prev, ok := seen[k]
+			k := placed{u.place, u.node.Value}
+			j, ok := first[k]
 			if !ok {
-				seen[k] = u
+				first[k] = i
 				continue
 			}
+			prev := uses[j]
 			if prev.source == u.source {
 				continue
 			}
 			l.at(u.node, "", diag.CodeOptionConflict,
-				fmt.Sprintf("%s `%s` is set by %s and by %s (line %d:%d)", placeName(u.place), u.name, u.source, prev.source, prev.node.Line, prev.node.Column),
+				fmt.Sprintf("%s `%s` is set by %s and by %s (line %d:%d)", placeName(u.place), u.node.Value, u.source, prev.source, prev.node.Line, prev.node.Column),
 				"set it in one place only")
 		}
 	}

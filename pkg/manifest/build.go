@@ -452,10 +452,11 @@ func (l *loader) optionTree(c *comp, f string, vars []string, place, source stri
 		return nil
 	}
 	if v.Kind == yaml.MappingNode && uses != nil {
+		src := fmt.Sprintf("%s's `%s`", source, f)
 		for i := 0; i+1 < len(v.Content); i += 2 {
 			k := v.Content[i]
 			if !strings.Contains(k.Value, "{") {
-				*uses = append(*uses, optionUse{place: place, name: k.Value, source: fmt.Sprintf("%s's `%s`", source, f), node: k})
+				*uses = append(*uses, optionUse{place: place, source: src, node: k})
 			}
 		}
 	}
@@ -551,9 +552,36 @@ func configKey(name string) string {
 	return strings.Trim(wordSplit.ReplaceAllString(strings.ToLower(name), "_"), "_")
 }
 
+// treeKey identifies a converted request option mapping or list: one shared through
+// aliases or $ref is converted once per field and set of variables, and its Tree is shared.
+type treeKey struct {
+	n     *yaml.Node
+	field string
+	vars  *string
+}
+
 // tree converts a request option value; strings (and mapping keys) become templates.
 func (l *loader) tree(n *yaml.Node, path, field string, vars []string) *Tree {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
 	t := &Tree{Pos: pos(n)}
+	if l.tick() {
+		return t
+	}
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		key := treeKey{n: n, field: field}
+		if len(vars) > 0 {
+			key.vars = &vars[0]
+		}
+		if shared, ok := l.trees[key]; ok {
+			return shared
+		}
+		if l.trees == nil {
+			l.trees = map[treeKey]*Tree{}
+		}
+		l.trees[key] = t
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		if tn := mapGet(n, "type"); tn != nil && tn.Value == "QueryProperties" {
@@ -564,27 +592,52 @@ func (l *loader) tree(n *yaml.Node, path, field string, vars []string) *Tree {
 		t.Entries = make([]TreeEntry, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			e := &t.Entries[i/2]
-			k := n.Content[i]
-			l.tmpl(k, join(path, k.Value), field, vars, &e.Key)
-			e.Value = l.tree(n.Content[i+1], join(path, k.Value), field, vars)
+			k, v := n.Content[i], n.Content[i+1]
+			if v.Kind == yaml.ScalarNode && literal(k.Value) && literal(v.Value) {
+				// The common case costs no path string.
+				e.Key, _ = template.Compile(k.Value, vars)
+				e.Value = l.tree(v, "", field, vars)
+				continue
+			}
+			p := join(path, k.Value)
+			l.treeTemplate(k, p, field, vars, &e.Key)
+			e.Value = l.tree(v, p, field, vars)
 		}
 	case yaml.SequenceNode:
 		t.Kind = KindList
+		t.Items = make([]*Tree, len(n.Content))
 		for i, item := range n.Content {
-			t.Items = append(t.Items, l.tree(item, fmt.Sprintf("%s[%d]", path, i), field, vars))
+			p := ""
+			if !literal(item.Value) || item.Kind != yaml.ScalarNode {
+				p = fmt.Sprintf("%s[%d]", path, i)
+			}
+			t.Items[i] = l.tree(item, p, field, vars)
 		}
-	case yaml.AliasNode:
-		return l.tree(n.Alias, path, field, vars)
 	default:
 		if isString(n) {
 			t.Kind = KindTemplate
-			l.tmpl(n, path, field, vars, &t.Template)
+			l.treeTemplate(n, path, field, vars, &t.Template)
 		} else {
 			t.Kind = KindScalar
 			t.Scalar = toValue(n)
 		}
 	}
 	return t
+}
+
+// treeTemplate is tmpl for the strings of a request option: plain text (most of them, and
+// all of a large body) is set at once, templates wait for the compile pass.
+func (l *loader) treeTemplate(n *yaml.Node, path, field string, vars []string, dst **template.Template) {
+	if literal(n.Value) {
+		*dst, _ = template.Compile(n.Value, vars)
+		return
+	}
+	l.tmpl(n, path, field, vars, dst)
+}
+
+// literal reports text with no template tag in it.
+func literal(s string) bool {
+	return !strings.Contains(s, "{{") && !strings.Contains(s, "{%") && !strings.Contains(s, "{#")
 }
 
 func mapGet(n *yaml.Node, key string) *yaml.Node {
@@ -807,7 +860,7 @@ func (l *loader) requestOption(n *yaml.Node, path string, parent *params, allowP
 		}
 	case fn != nil:
 		if l.stringTemplate(c, "field_name", authVars, &o.FieldName) != nil && uses != nil && o.InjectInto != "" && !strings.Contains(fn.Value, "{") {
-			*uses = append(*uses, optionUse{place: o.InjectInto, name: fn.Value, source: source, node: fn})
+			*uses = append(*uses, optionUse{place: o.InjectInto, source: source, node: fn})
 		}
 	default:
 		l.at(n, path, diag.CodeMissingField, "RequestOption is missing the required field `field_name`", "")

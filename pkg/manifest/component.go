@@ -69,8 +69,13 @@ var fieldSets = func() map[string]map[string]bool {
 
 // params is a merged $parameters set: inherited entries overridden by a component's own.
 type params struct {
+	parent *params
+	// own is the component's $parameters mapping; m is the merged set.
+	own   *yaml.Node
 	m     map[string]*yaml.Node
 	value map[string]any
+	// l counts the entries copied from the parent against maxNodes.
+	l *loader
 }
 
 func (p *params) get(name string) *yaml.Node {
@@ -80,27 +85,34 @@ func (p *params) get(name string) *yaml.Node {
 	return p.m[name]
 }
 
-// values is the set as plain values: the template variable `parameters`.
+// values is the set as plain values: the template variable `parameters`. The inherited
+// values are the parent's (converted once), the component's own are converted here.
 func (p *params) values() map[string]any {
 	if p == nil {
 		return map[string]any{}
 	}
 	if p.value == nil {
+		base := p.parent.values()
+		p.l.inherit(len(base), p.own)
 		p.value = make(map[string]any, len(p.m))
-		for k, v := range p.m {
-			p.value[k] = toValue(v)
+		for k, v := range base {
+			p.value[k] = v
+		}
+		for i := 0; i+1 < len(p.own.Content); i += 2 {
+			p.value[p.own.Content[i].Value] = toValue(p.own.Content[i+1])
 		}
 	}
 	return p.value
 }
 
 // mergeParams lays the mapping own over the inherited set; own nil keeps parent.
-func mergeParams(parent *params, own *yaml.Node) *params {
+func (l *loader) mergeParams(parent *params, own *yaml.Node) *params {
 	if own == nil || own.Kind != yaml.MappingNode || len(own.Content) == 0 {
 		return parent
 	}
-	p := &params{m: map[string]*yaml.Node{}}
+	p := &params{parent: parent, own: own, m: map[string]*yaml.Node{}, l: l}
 	if parent != nil {
+		l.inherit(len(parent.m), own)
 		for k, v := range parent.m {
 			p.m[k] = v
 		}
@@ -109,6 +121,18 @@ func mergeParams(parent *params, own *yaml.Node) *params {
 		p.m[own.Content[i].Value] = own.Content[i+1]
 	}
 	return p
+}
+
+// inherit counts n $parameters entries copied into the component whose own set is at,
+// against maxNodes: a large set inherited by many components is a bomb of its own.
+func (l *loader) inherit(n int, at *yaml.Node) {
+	if l == nil || n == 0 {
+		return
+	}
+	if l.inherited += n; l.inherited > maxNodes && !l.overLimit {
+		l.tooBig(at, "")
+		l.overLimit = true
+	}
 }
 
 // comp is one component mapping being read: its type, its merged parameters, its fields.
@@ -126,7 +150,7 @@ type comp struct {
 // no `type` is written; "" means the type is required). ok is false when n is not a usable
 // mapping (already reported).
 func (l *loader) component(n *yaml.Node, path string, parent *params, defType string) (*comp, bool) {
-	if n == nil || n == brokenRef {
+	if n == nil || n == brokenRef || l.tick() {
 		return nil, false
 	}
 	if n.Kind != yaml.MappingNode {
@@ -141,7 +165,7 @@ func (l *loader) component(n *yaml.Node, path string, parent *params, defType st
 	if own := c.vals["$parameters"]; own != nil && !isNull(own) && own.Kind != yaml.MappingNode {
 		l.at(own, join(path, "$parameters"), diag.CodeType, fmt.Sprintf("`$parameters` must be a mapping, not %s", kindName(own)), "")
 	}
-	c.params = mergeParams(parent, c.vals["$parameters"])
+	c.params = l.mergeParams(parent, c.vals["$parameters"])
 	c.typ = defaultType(c.vals["type"], defType)
 	if t := c.vals["type"]; !isNull(t) && !isString(t) {
 		l.at(t, join(path, "type"), diag.CodeType, fmt.Sprintf("`type` must be a string, not %s", kindName(t)), "")
@@ -188,6 +212,14 @@ func (c *comp) checkFields(typ string) {
 	for i := 0; i+1 < len(c.n.Content); i += 2 {
 		k := c.n.Content[i]
 		if known[k.Value] {
+			continue
+		}
+		if c.l.full() {
+			sev := diag.Warning
+			if typ == "DeclarativeSource" {
+				sev = diag.Error
+			}
+			c.l.add(diag.Diagnostic{Code: diag.CodeUnknownField, Severity: sev})
 			continue
 		}
 		names := make([]string, 0, len(known))

@@ -1,8 +1,9 @@
 package manifest
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,17 +12,39 @@ import (
 
 	"connector/pkg/diag"
 	"connector/pkg/template"
+	"connector/pkg/yamlguard"
 )
 
 // Load reads and loads the definition file at path. See Parse.
 func Load(path string) (*Definition, diag.List) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		var l diag.List
-		l.Add(diag.Diagnostic{File: path, Code: diag.CodeYAML, Message: fmt.Sprintf("cannot read the definition: %v", err)})
-		return nil, l
+	def, diags, _ := LoadContext(context.Background(), path)
+	return def, diags
+}
+
+// LoadContext is Load that stops as soon as ctx is done (Ctrl-C): then it returns ctx's
+// error and no definition.
+func LoadContext(ctx context.Context, path string) (*Definition, diag.List, error) {
+	src, diags := readDefinition(path)
+	if diags != nil {
+		return nil, diags, nil
 	}
-	return Parse(path, src)
+	return ParseContext(ctx, path, src)
+}
+
+// readDefinition reads a definition file of at most maxFileSize bytes.
+func readDefinition(path string) ([]byte, diag.List) {
+	src, err := yamlguard.ReadFile(path, maxFileSize)
+	if err == nil {
+		return src, nil
+	}
+	var l diag.List
+	msg := fmt.Sprintf("cannot read the definition: %v", err)
+	var tl *yamlguard.TooLargeError
+	if errors.As(err, &tl) {
+		msg = fmt.Sprintf("the definition is %s %s", err, limitNote)
+	}
+	l.Add(diag.Diagnostic{File: path, Code: diag.CodeYAML, Message: msg})
+	return nil, l
 }
 
 // Parse loads a definition from src; file names it in diagnostics. It runs the passes in
@@ -29,31 +52,57 @@ func Load(path string) (*Definition, diag.List) {
 // model, compile the templates, check the seed rules — and reports every problem found,
 // sorted by position, each once. The definition is nil when there is any error.
 func Parse(file string, src []byte) (def *Definition, diags diag.List) {
-	l := &loader{file: file, src: src, seen: map[string]bool{}}
+	def, diags, _ = ParseContext(context.Background(), file, src)
+	return def, diags
+}
+
+// ParseContext is Parse that stops as soon as ctx is done: then it returns ctx's error.
+// A definition beyond one of the limits (maxEntries, maxNodes, maxDepth) is reported at
+// the place where the limit ran out, and nothing after that pass runs.
+func ParseContext(ctx context.Context, file string, src []byte) (def *Definition, diags diag.List, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	l := &loader{file: file, src: src, seen: map[string]bool{}, ctx: ctx}
 	defer func() {
 		if r := recover(); r != nil {
 			// A loader defect must not take the tool down: report it as a problem.
 			l.add(diag.Diagnostic{Code: diag.CodeYAML, Message: fmt.Sprintf("internal error while loading the definition: %v", r)})
-			def, diags = nil, l.finish()
+			def, diags, err = nil, l.finish(), nil
 		}
 	}()
 	root := l.decode()
+	if l.stopped {
+		return nil, nil, ctx.Err()
+	}
 	if root == nil {
-		return nil, l.finish()
+		return nil, l.finish(), nil
 	}
 	root = newResolver(l, root).resolveRoot()
+	if l.stopped {
+		return nil, nil, ctx.Err()
+	}
+	if l.overLimit {
+		return nil, l.finish(), nil
+	}
 	def = l.buildDefinition(root)
 	l.compileTemplates()
+	if l.stopped {
+		return nil, nil, ctx.Err()
+	}
 	l.checkCredentials()
 	if def != nil {
 		l.checkAuthenticators(def)
 		l.checkStaticConflicts()
 	}
+	if l.stopped {
+		return nil, nil, ctx.Err()
+	}
 	diags = l.finish()
 	if diags.HasErrors() {
-		return nil, diags
+		return nil, diags, nil
 	}
-	return def, diags
+	return def, diags, nil
 }
 
 // loader holds the state of one Parse call.
@@ -69,6 +118,47 @@ type loader struct {
 	streams   []*streamAuth
 	conflicts [][]optionUse
 	authCache map[authKey]*Authenticator
+	trees     map[treeKey]*Tree
+
+	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
+	ctx   context.Context
+	ticks int
+	// stopped is set once ctx is done: every pass returns at once.
+	stopped bool
+	// overLimit is set once a limit of limits.go is exceeded (and reported).
+	overLimit bool
+	// inherited counts the $parameters entries copied from component to component,
+	// against maxNodes.
+	inherited int
+	// dropped counts the problems found beyond maxDiagnostics.
+	dropped       int
+	droppedErrors bool
+}
+
+// testHookCheckpoint, when set by a test, runs at every look at the context.
+var testHookCheckpoint func()
+
+// tick is called by the long passes once per node or template; every 1024 calls it looks
+// whether the load was canceled. It reports that the pass must stop.
+func (l *loader) tick() bool {
+	if l.stopped || l.overLimit {
+		return true
+	}
+	if l.ticks++; l.ticks&1023 != 0 {
+		return false
+	}
+	return l.canceled()
+}
+
+// canceled looks at the context now.
+func (l *loader) canceled() bool {
+	if testHookCheckpoint != nil {
+		testHookCheckpoint()
+	}
+	if l.ctx != nil && l.ctx.Err() != nil {
+		l.stopped = true
+	}
+	return l.stopped
 }
 
 // add records a diagnostic once: the same code and message at the same position (a
@@ -77,6 +167,11 @@ func (l *loader) add(d diag.Diagnostic) {
 	d.File = l.file
 	if d.Severity == "" {
 		d.Severity = diag.Error
+	}
+	if l.full() {
+		l.dropped++
+		l.droppedErrors = l.droppedErrors || d.Severity == diag.Error
+		return
 	}
 	k := fmt.Sprintf("%d:%d:%s:%s", d.Line, d.Column, d.Code, d.Message)
 	if l.seen[k] {
@@ -95,7 +190,20 @@ func (l *loader) at(n *yaml.Node, path, code, msg, hint string) {
 	l.add(d)
 }
 
+// full reports that maxDiagnostics problems are kept: the passes may skip the work of
+// describing more.
+func (l *loader) full() bool { return len(l.diags) >= maxDiagnostics }
+
 func (l *loader) finish() diag.List {
+	if l.dropped > 0 {
+		sev := diag.Warning
+		if l.droppedErrors {
+			sev = diag.Error
+		}
+		l.diags = append(l.diags, diag.Diagnostic{File: l.file, Severity: sev, Code: diag.CodeYAML,
+			Message: fmt.Sprintf("more than %d problems: only the first %d are reported %s", maxDiagnostics, maxDiagnostics, limitNote)})
+		l.dropped = 0
+	}
 	l.diags.Sort()
 	if len(l.diags) == 0 {
 		return nil
@@ -105,10 +213,18 @@ func (l *loader) finish() diag.List {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// decode parses the YAML text into a node tree and returns the root mapping.
+// decode parses the YAML text into a node tree and returns the root mapping. The text is
+// checked against maxEntries first, the tree against maxNodes and maxDepth with every
+// alias expanded.
 func (l *loader) decode() *yaml.Node {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(l.src, &doc); err != nil {
+	if !l.checkEntries() {
+		return nil
+	}
+	doc, err := l.unmarshal()
+	if l.stopped {
+		return nil
+	}
+	if err != nil {
 		for _, msg := range strings.Split(err.Error(), "\n") {
 			msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml: unmarshal errors:"))
 			if msg == "" {
@@ -133,12 +249,34 @@ func (l *loader) decode() *yaml.Node {
 		l.add(diag.Diagnostic{Code: diag.CodeYAML, Line: 1, Column: 1, Message: "the definition is empty"})
 		return nil
 	}
+	if !l.checkAliases(doc) {
+		return nil
+	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		l.at(root, "", diag.CodeType, fmt.Sprintf("the definition must be a mapping, not %s", kindName(root)), "")
 		return nil
 	}
 	return root
+}
+
+// unmarshal parses the text into a node tree. A big text (up to maxEntries entries takes
+// the parser most of a second) is parsed on a goroutine of its own, so that a canceled
+// load returns at once; the parse left behind ends by itself.
+func (l *loader) unmarshal() (*yaml.Node, error) {
+	doc := &yaml.Node{}
+	if len(l.src) < 1<<20 || l.ctx == nil {
+		return doc, yaml.Unmarshal(l.src, doc)
+	}
+	done := make(chan error, 1)
+	go func() { done <- yaml.Unmarshal(l.src, doc) }()
+	select {
+	case err := <-done:
+		return doc, err
+	case <-l.ctx.Done():
+		l.stopped = true
+		return nil, l.ctx.Err()
+	}
 }
 
 // pendingTemplate is a template field found while building, compiled in its own pass.
@@ -163,7 +301,19 @@ func (l *loader) tmpl(n *yaml.Node, path, field string, vars []string, dst **tem
 // compileTemplates compiles every template found by the build pass, reporting errors at
 // the file position of the offending character.
 func (l *loader) compileTemplates() {
+	tags, distinct := 0, map[string]bool{}
 	for _, p := range l.templates {
+		if l.tick() {
+			return
+		}
+		if !distinct[p.src] {
+			distinct[p.src] = true
+			if tags += strings.Count(p.src, "{{") + strings.Count(p.src, "{%"); tags > maxTemplateTags {
+				l.at(p.node, p.path, diag.CodeTemplate, fmt.Sprintf("the definition has more than %d template tags %s", maxTemplateTags, limitNote), "")
+				l.overLimit = true
+				return
+			}
+		}
 		t, err := template.Compile(p.src, p.vars)
 		if err != nil {
 			msg, hint, off := err.Error(), "", 0
@@ -192,11 +342,9 @@ type Spec struct {
 // use components this tool does not run yet. Problems of the spec itself are reported;
 // the rest of the definition is not checked.
 func LoadSpec(path string) (*Spec, diag.List) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		var l diag.List
-		l.Add(diag.Diagnostic{File: path, Code: diag.CodeYAML, Message: fmt.Sprintf("cannot read the definition: %v", err)})
-		return nil, l
+	src, diags := readDefinition(path)
+	if diags != nil {
+		return nil, diags
 	}
 	l := &loader{file: path, src: src, seen: map[string]bool{}}
 	root := l.decode()
@@ -204,6 +352,9 @@ func LoadSpec(path string) (*Spec, diag.List) {
 		return nil, l.finish()
 	}
 	root = newResolver(l, root).resolveRoot()
+	if l.overLimit {
+		return nil, l.finish()
+	}
 	var kept diag.List
 	for _, d := range l.diags {
 		if d.Code == diag.CodeYAML || strings.HasPrefix(d.Path, "spec") {
@@ -219,14 +370,14 @@ func LoadSpec(path string) (*Spec, diag.List) {
 			}
 		}
 	}
-	var diags diag.List
+	var out diag.List
 	for _, d := range l.finish() {
 		if d.Code != diag.CodeUnsupported {
-			diags = append(diags, d)
+			out = append(out, d)
 		}
 	}
-	if diags.HasErrors() {
-		return nil, diags
+	if out.HasErrors() {
+		return nil, out
 	}
-	return spec, diags
+	return spec, out
 }

@@ -241,11 +241,11 @@ func TestSecretKey(t *testing.T) {
 func TestMergeParams(t *testing.T) {
 	l := &loader{src: []byte("a: {x: 1, y: 2}\nb: {y: 3}"), seen: map[string]bool{}}
 	root := l.decode()
-	p := mergeParams(mergeParams(nil, root.Content[1]), root.Content[3])
+	p := l.mergeParams(l.mergeParams(nil, root.Content[1]), root.Content[3])
 	if !reflect.DeepEqual(p.values(), map[string]any{"x": 1, "y": 3}) {
 		t.Errorf("merged %v", p.values())
 	}
-	if mergeParams(p, nil) != p {
+	if l.mergeParams(p, nil) != p {
 		t.Errorf("no own parameters must keep the parent set")
 	}
 }

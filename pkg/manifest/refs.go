@@ -18,35 +18,76 @@ var opaqueKeys = map[string]bool{"schema_loader": true, "schemas": true, "metada
 // referenced node. Referenced nodes are shared, not copied, so they keep the positions
 // where they are written; a {$ref, k: v} mapping becomes a new mapping at the position of
 // the local one, holding the referenced pairs with the local keys laid over them.
+//
+// Sharing keeps the resolution linear in the nodes as written, but the later passes walk
+// the result as if it were copied out; so each resolved node carries the size and height
+// of that copy, and the resolution stops at maxNodes and maxDepth (limits.go).
 type resolver struct {
 	l    *loader
 	root *yaml.Node
-	// done memoizes the resolution of each written node; active detects cycles.
-	done   map[*yaml.Node]*yaml.Node
+	// done memoizes the resolution of each written node (and of each new node made from
+	// one, so that the extent of any resolved node can be looked up); active detects cycles.
+	done   map[*yaml.Node]resolved
 	active map[*yaml.Node]string
 	chain  []string
+}
+
+// resolved is a node after resolution, with the number of nodes and the levels it holds
+// once every shared node in it is counted each time it appears.
+type resolved struct {
+	out          *yaml.Node
+	size, height int
 }
 
 // brokenRef stands for a reference that could not be resolved (already reported): it
 // reads as absent, without a second "missing field" error.
 var brokenRef = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: ""}
 
+var broken = resolved{out: brokenRef, size: 1}
+
 func newResolver(l *loader, root *yaml.Node) *resolver {
-	return &resolver{l: l, root: root, done: map[*yaml.Node]*yaml.Node{}, active: map[*yaml.Node]string{}}
+	return &resolver{l: l, root: root, done: map[*yaml.Node]resolved{}, active: map[*yaml.Node]string{}}
 }
 
 // resolveRoot resolves the top level, except the opaque subtrees and `definitions`, which
 // are reached only through the references that use them.
 func (r *resolver) resolveRoot() *yaml.Node {
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: r.root.Tag, Line: r.root.Line, Column: r.root.Column}
+	size := 1
 	for i := 0; i+1 < len(r.root.Content); i += 2 {
 		k, v := r.root.Content[i], r.root.Content[i+1]
 		if !opaqueKeys[k.Value] {
-			v = r.resolve(v, k.Value)
+			res := r.resolve(v, k.Value, 1)
+			if size += 1 + res.size; size > maxNodes && !r.l.overLimit {
+				r.fail(v, k.Value, false)
+			}
+			v = res.out
 		}
 		out.Content = append(out.Content, k, v)
 	}
 	return out
+}
+
+// fail reports the limit exceeded at node at and stops the resolution.
+func (r *resolver) fail(at *yaml.Node, path string, deep bool) {
+	if r.l.overLimit {
+		return
+	}
+	if deep {
+		r.l.tooDeep(at, path)
+	} else {
+		r.l.tooBig(at, path)
+	}
+	r.l.overLimit = true
+}
+
+// extent is the size and height of a node the resolution returned: a leaf when it is not
+// a resolved node (a mapping key, a broken reference, an opaque subtree).
+func (r *resolver) extent(n *yaml.Node) (size, height int) {
+	if res, ok := r.done[n]; ok {
+		return res.size, res.height
+	}
+	return 1, 0
 }
 
 // isRefString reports a plain string value that is a reference.
@@ -67,58 +108,104 @@ func refOf(n *yaml.Node) (key, val *yaml.Node) {
 	return nil, nil
 }
 
-func (r *resolver) resolve(n *yaml.Node, path string) *yaml.Node {
+// resolve resolves n, found at path, depth levels and references below the top.
+func (r *resolver) resolve(n *yaml.Node, path string, depth int) resolved {
 	if n == nil {
-		return nil
+		return resolved{}
 	}
-	if out, ok := r.done[n]; ok {
-		return out
+	if n.Kind == yaml.ScalarNode && !isRefString(n) {
+		return resolved{out: n, size: 1}
+	}
+	if res, ok := r.done[n]; ok {
+		return res
+	}
+	if r.l.tick() {
+		return broken
+	}
+	if depth > maxDepth {
+		r.fail(n, path, true)
+		return broken
 	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		return r.resolve(n.Alias, path)
+		return r.resolve(n.Alias, path, depth)
 	}
 	if _, ok := r.active[n]; ok {
 		// A node that contains itself through references: reported by follow.
-		return n
+		return resolved{out: n, size: 1}
 	}
 	r.active[n] = ""
 	defer delete(r.active, n)
-	var out *yaml.Node
+	var res resolved
 	switch {
 	case isRefString(n):
-		out = r.follow(n, n.Value, path)
+		res = r.follow(n, n.Value, path, depth)
 	case n.Kind == yaml.MappingNode:
 		if _, ref := refOf(n); ref != nil {
-			out = r.overlay(n, ref, path)
+			res = r.overlay(n, ref, path, depth)
 		} else {
-			out = r.mapping(n, path)
+			res = r.mapping(n, path, depth)
 		}
 	case n.Kind == yaml.SequenceNode:
-		out = r.sequence(n, path)
+		res = r.sequence(n, path, depth)
 	default:
-		out = n
+		res = resolved{out: n, size: 1}
 	}
-	r.done[n] = out
-	return out
+	if r.l.overLimit || r.l.stopped {
+		return broken
+	}
+	r.done[n] = res
+	return res
 }
 
-func (r *resolver) mapping(n *yaml.Node, path string) *yaml.Node {
+// made records a node built by the resolution, so that its extent can be looked up, and
+// checks it against the limits; at is where to report it.
+func (r *resolver) made(res resolved, at *yaml.Node, path string) resolved {
+	switch {
+	case res.size > maxNodes:
+		r.fail(at, path, false)
+		return broken
+	case res.height > maxDepth:
+		r.fail(at, path, true)
+		return broken
+	}
+	if res.out != brokenRef {
+		r.done[res.out] = res
+	}
+	return res
+}
+
+func (r *resolver) mapping(n *yaml.Node, path string, depth int) resolved {
 	var content []*yaml.Node
-	changed := false
+	changed, merged := false, false
+	size, height := 1, 0
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Value == "<<" && (v.Kind == yaml.AliasNode || v.Kind == yaml.MappingNode) {
 			// A YAML merge key: the merged mapping's pairs, then this mapping's own.
-			m := r.resolve(v, path)
+			m := r.resolve(v, path, depth+1).out
 			if m != nil && m.Kind == yaml.MappingNode {
 				content = append(m.Content[:len(m.Content):len(m.Content)], content...)
 			}
-			changed = true
+			changed, merged = true, true
 			continue
 		}
 		rv := v
-		if !opaqueKeys[k.Value] {
-			rv = r.resolve(v, join(path, k.Value))
+		switch {
+		case v.Kind == yaml.ScalarNode && !isRefString(v):
+			// A plain value (most of them): nothing to resolve, no path to make.
+			size += 2
+			height = max(height, 1)
+		case !opaqueKeys[k.Value]:
+			res := r.resolve(v, join(path, k.Value), depth+1)
+			rv = res.out
+			size += 1 + res.size
+			height = max(height, res.height+1)
+			if size > maxNodes {
+				r.fail(v, join(path, k.Value), false)
+				return broken
+			}
+		default:
+			size += 2
 		}
 		if rv != v {
 			changed = true
@@ -126,11 +213,25 @@ func (r *resolver) mapping(n *yaml.Node, path string) *yaml.Node {
 		content = append(content, k, rv)
 	}
 	if !changed {
-		return n
+		return resolved{out: n, size: size, height: height}
 	}
 	out := *n
 	out.Content = dedupeKeys(content)
-	return &out
+	if merged {
+		size, height = r.pairsExtent(out.Content)
+	}
+	return r.made(resolved{out: &out, size: size, height: height}, n, path)
+}
+
+// pairsExtent is the extent of a mapping with the given resolved pairs.
+func (r *resolver) pairsExtent(pairs []*yaml.Node) (size, height int) {
+	size = 1
+	for i := 1; i < len(pairs); i += 2 {
+		s, h := r.extent(pairs[i])
+		size += 1 + s
+		height = max(height, h+1)
+	}
+	return size, height
 }
 
 // dedupeKeys keeps the last value of a key written twice (after a merge or an overlay), at
@@ -150,39 +251,47 @@ func dedupeKeys(content []*yaml.Node) []*yaml.Node {
 	return out
 }
 
-func (r *resolver) sequence(n *yaml.Node, path string) *yaml.Node {
+func (r *resolver) sequence(n *yaml.Node, path string, depth int) resolved {
 	var content []*yaml.Node
 	changed := false
+	size, height := 1, 0
 	for i, v := range n.Content {
-		rv := r.resolve(v, fmt.Sprintf("%s[%d]", path, i))
-		if rv != v {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		res := r.resolve(v, p, depth+1)
+		size += res.size
+		height = max(height, res.height+1)
+		if size > maxNodes {
+			r.fail(v, p, false)
+			return broken
+		}
+		if res.out != v {
 			changed = true
 		}
-		content = append(content, rv)
+		content = append(content, res.out)
 	}
 	if !changed {
-		return n
+		return resolved{out: n, size: size, height: height}
 	}
 	out := *n
 	out.Content = content
-	return &out
+	return r.made(resolved{out: &out, size: size, height: height}, n, path)
 }
 
 // overlay resolves {$ref: target, k: v}: the target mapping with the local keys over it.
-func (r *resolver) overlay(n, ref *yaml.Node, path string) *yaml.Node {
+func (r *resolver) overlay(n, ref *yaml.Node, path string, depth int) resolved {
 	if ref.Kind != yaml.ScalarNode || !strings.HasPrefix(ref.Value, "#/") {
 		r.l.at(ref, path, diag.CodeRef, fmt.Sprintf("`$ref` must be a string like \"#/definitions/name\", not %s", kindName(ref)), "")
-		return brokenRef
+		return broken
 	}
-	target := r.follow(ref, ref.Value, path)
+	target := r.follow(ref, ref.Value, path, depth+1)
 	if len(n.Content) == 2 {
 		return target // only the $ref: the referenced node itself, with its positions
 	}
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
-	if target.Kind == yaml.MappingNode {
-		out.Content = append(out.Content, target.Content...)
-	} else if target != brokenRef {
-		r.l.at(ref, path, diag.CodeRef, fmt.Sprintf("reference `%s` is %s, so local keys cannot be laid over it", ref.Value, kindName(target)), "")
+	if target.out.Kind == yaml.MappingNode {
+		out.Content = append(out.Content, target.out.Content...)
+	} else if target.out != brokenRef {
+		r.l.at(ref, path, diag.CodeRef, fmt.Sprintf("reference `%s` is %s, so local keys cannot be laid over it", ref.Value, kindName(target.out)), "")
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -190,22 +299,23 @@ func (r *resolver) overlay(n, ref *yaml.Node, path string) *yaml.Node {
 			continue
 		}
 		if !opaqueKeys[k.Value] {
-			v = r.resolve(v, join(path, k.Value))
+			v = r.resolve(v, join(path, k.Value), depth+1).out
 		}
 		out.Content = append(out.Content, k, v)
 	}
 	out.Content = dedupeKeys(out.Content)
-	return out
+	size, height := r.pairsExtent(out.Content)
+	return r.made(resolved{out: out, size: size, height: height}, ref, path)
 }
 
 // follow finds the node a reference points to and resolves it. at is the node that
 // holds the reference, for the position of errors.
-func (r *resolver) follow(at *yaml.Node, ref, path string) *yaml.Node {
+func (r *resolver) follow(at *yaml.Node, ref, path string, depth int) resolved {
 	for _, c := range r.chain {
 		if c == ref {
 			cycle := append(append([]string{}, r.chain[indexOf(r.chain, ref):]...), ref)
 			r.l.at(at, path, diag.CodeRef, "reference cycle: "+strings.Join(cycle, " → "), "")
-			return brokenRef
+			return broken
 		}
 	}
 	r.chain = append(r.chain, ref)
@@ -219,9 +329,9 @@ func (r *resolver) follow(at *yaml.Node, ref, path string) *yaml.Node {
 			cur = cur.Alias
 		}
 		if i > 0 && (isRefString(cur) || hasRef(cur)) {
-			cur = r.resolve(cur, path)
+			cur = r.resolve(cur, path, depth+1).out
 			if cur == brokenRef {
-				return brokenRef
+				return broken
 			}
 		}
 		var next *yaml.Node
@@ -249,11 +359,11 @@ func (r *resolver) follow(at *yaml.Node, ref, path string) *yaml.Node {
 				}
 			}
 			r.l.at(at, path, diag.CodeRef, fmt.Sprintf("reference `%s` not found", ref), hint)
-			return brokenRef
+			return broken
 		}
 		cur = next
 	}
-	return r.resolve(cur, path)
+	return r.resolve(cur, path, depth+1)
 }
 
 func hasRef(n *yaml.Node) bool { _, v := refOf(n); return v != nil }

@@ -33,6 +33,9 @@ type spec struct {
 	min      int
 	variadic bool
 	fn       func(args []any) (any, error)
+	// ffn, set instead of fn, is a builtin that needs the evaluation's frame: one that
+	// compares values or loops over items, and counts its steps.
+	ffn func(fr *frame, args []any) (any, error)
 }
 
 func sp(params string, min int, fn func(args []any) (any, error), defaults ...any) *spec {
@@ -53,9 +56,16 @@ func sp(params string, min int, fn func(args []any) (any, error), defaults ...an
 	return s
 }
 
+// spf is sp for a builtin that needs the frame.
+func spf(params string, min int, fn func(fr *frame, args []any) (any, error), defaults ...any) *spec {
+	s := sp(params, min, nil, defaults...)
+	s.ffn = fn
+	return s
+}
+
 type testSpec struct {
 	nargs int
-	fn    func(v any, args []any) (bool, error)
+	fn    func(fr *frame, v any, args []any) (bool, error)
 }
 
 func arg(args []any, i int, def any) any {
@@ -201,8 +211,10 @@ func pyReplacement(repl string) string {
 
 // quote is Python urllib.parse.quote with the given safe characters.
 func quote(s, safe string, plus bool) string {
+	const hex = "0123456789ABCDEF"
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+	// A result beyond maxValue is cut short there: the caller refuses it anyway.
+	for i := 0; i < len(s) && b.Len() <= maxValue; i++ {
 		c := s[i]
 		switch {
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c == '~':
@@ -212,7 +224,9 @@ func quote(s, safe string, plus bool) string {
 		case c < utf8.RuneSelf && strings.IndexByte(safe, c) >= 0:
 			b.WriteByte(c)
 		default:
-			fmt.Fprintf(&b, "%%%02X", c)
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
 		}
 	}
 	return b.String()
@@ -235,6 +249,9 @@ func toJSON(v any, htmlSafe bool) (string, error) {
 func writeJSON(b *strings.Builder, v any, depth int) error {
 	if depth > 100 {
 		return errors.New("value too deeply nested for JSON")
+	}
+	if b.Len() > maxValue {
+		return errValue
 	}
 	switch x := v.(type) {
 	case nil:
@@ -349,8 +366,16 @@ func utf16Pair(r rune) (rune, rune) {
 	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
 }
 
-// fromJSON decodes JSON keeping numbers exact.
+// fromJSON decodes JSON keeping numbers exact; a text of more than maxItems values is
+// refused before it is decoded.
 func fromJSON(s string) (any, error) {
+	n := 0
+	for _, c := range []string{",", "[", "{", ":"} {
+		n += strings.Count(s, c)
+	}
+	if fitItems(int64(n)) != nil {
+		return nil, errItems
+	}
 	d := json.NewDecoder(strings.NewReader(s))
 	d.UseNumber()
 	var v any
@@ -454,6 +479,13 @@ func pyStrip(s string, args []any, fn func(string, string) string, def func(stri
 func pySplit(s string, sep any, maxsplit int64) ([]any, error) {
 	var parts []string
 	if sep == nil || IsUndefined(sep) {
+		pieces := int64(fieldCount(s))
+		if maxsplit >= 0 && maxsplit+1 < pieces {
+			pieces = maxsplit + 1
+		}
+		if fitItems(pieces) != nil {
+			return nil, errItems
+		}
 		if maxsplit < 0 {
 			parts = strings.Fields(s)
 		} else {
@@ -476,6 +508,13 @@ func pySplit(s string, sep any, maxsplit int64) ([]any, error) {
 		sp := ToString(sep)
 		if sp == "" {
 			return nil, errors.New("empty separator")
+		}
+		pieces := int64(strings.Count(s, sp)) + 1
+		if maxsplit >= 0 {
+			pieces = min(pieces, maxsplit+1)
+		}
+		if fitItems(pieces) != nil {
+			return nil, errItems
 		}
 		if maxsplit < 0 {
 			parts = strings.Split(s, sp)
@@ -583,6 +622,9 @@ func pyFormat(f string, args []any, kwargs map[string]any) (string, error) {
 			return "", err
 		}
 		b.WriteString(s)
+		if b.Len() > maxValue {
+			return "", errValue
+		}
 	}
 	return b.String(), nil
 }
@@ -609,6 +651,9 @@ func applySpec(v any, s, fspec string) (string, error) {
 		p := 6
 		if prec != "" {
 			p, _ = strconv.Atoi(prec)
+			// Like the width, a precision is at most 1000 (a value of a billion digits
+			// is no use and would not fit the limits).
+			p = min(p, 1000)
 		}
 		switch typ {
 		case "d":
@@ -735,7 +780,7 @@ func jinjaRound(v any, precision int64, method string) (any, error) {
 	return nil, errors.New("method must be common, ceil or floor")
 }
 
-func minMax(args []any, wantMax bool, name string) (any, error) {
+func (fr *frame) minMax(args []any, wantMax bool, name string) (any, error) {
 	items := args
 	if len(args) == 1 {
 		l, err := iterate(args[0])
@@ -749,7 +794,11 @@ func minMax(args []any, wantMax bool, name string) (any, error) {
 	}
 	best := items[0]
 	for _, v := range items[1:] {
-		c, err := compare(v, best, map[bool]string{true: ">", false: "<"}[wantMax])
+		op := "<"
+		if wantMax {
+			op = ">"
+		}
+		c, err := fr.compare(v, best, op, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -826,7 +875,7 @@ func attrPath(v any, path string) any {
 	return v
 }
 
-func runTest(name string, v any, args []any) (bool, error) {
+func runTest(fr *frame, name string, v any, args []any) (bool, error) {
 	t, ok := tests[name]
 	if !ok {
 		return false, fmt.Errorf("no test named %s", pyRepr(name))
@@ -834,10 +883,10 @@ func runTest(name string, v any, args []any) (bool, error) {
 	if len(args) < t.nargs {
 		return false, fmt.Errorf("test %s needs %d argument(s), got %d", pyRepr(name), t.nargs, len(args))
 	}
-	return t.fn(v, args)
+	return t.fn(fr, v, args)
 }
 
-func selectItems(v any, args []any, attr bool, keep bool) (any, error) {
+func selectItems(fr *frame, v any, args []any, attr bool, keep bool) (any, error) {
 	l, err := iterate(v)
 	if err != nil {
 		return nil, err
@@ -854,10 +903,13 @@ func selectItems(v any, args []any, attr bool, keep bool) (any, error) {
 			rest = args[1:]
 		}
 		var ok bool
+		if !fr.spend(1) {
+			return nil, fr.err
+		}
 		if len(rest) == 0 {
 			ok = Truthy(x)
 		} else {
-			ok, err = runTest(ToString(rest[0]), x, rest[1:])
+			ok, err = runTest(fr, ToString(rest[0]), x, rest[1:])
 			if err != nil {
 				return nil, err
 			}
@@ -879,30 +931,43 @@ func b64decode(s string) (string, error) {
 	return "", errors.New("invalid base64 input")
 }
 
+// urlencodeValue is Jinja's urlencode. A result beyond maxValue is cut short just past
+// it: the caller refuses it anyway.
 func urlencodeValue(v any) string {
-	if m, ok := mapView(v); ok {
-		var parts []string
-		for _, k := range m.Keys() {
-			e, _ := m.Get(k)
-			parts = append(parts, quote(k, "", true)+"="+quote(ToString(e), "", true))
+	var b strings.Builder
+	pair := func(k, e any) {
+		if b.Len() > 0 {
+			b.WriteByte('&')
 		}
-		return strings.Join(parts, "&")
+		b.WriteString(quote(ToString(k), "", true))
+		b.WriteByte('=')
+		b.WriteString(quote(ToString(e), "", true))
+	}
+	if m, ok := mapView(v); ok {
+		for _, k := range m.Keys() {
+			if b.Len() > maxValue {
+				break
+			}
+			e, _ := m.Get(k)
+			pair(k, e)
+		}
+		return b.String()
 	}
 	if l, ok := asList(v); ok {
-		var parts []string
 		for _, e := range l {
-			pair, ok := asList(e)
-			if !ok || len(pair) != 2 {
-				continue
+			if b.Len() > maxValue {
+				break
 			}
-			parts = append(parts, quote(ToString(pair[0]), "", true)+"="+quote(ToString(pair[1]), "", true))
+			if p, ok := asList(e); ok && len(p) == 2 {
+				pair(p[0], p[1])
+			}
 		}
-		return strings.Join(parts, "&")
+		return b.String()
 	}
 	return quote(ToString(v), "/", false)
 }
 
-func dictsort(v any, caseSensitive bool, by string, reverse bool) (any, error) {
+func (fr *frame) dictsort(v any, caseSensitive bool, by string, reverse bool) (any, error) {
 	items, err := itemsOf(v)
 	if err != nil {
 		return nil, err
@@ -911,7 +976,7 @@ func dictsort(v any, caseSensitive bool, by string, reverse bool) (any, error) {
 	if by == "value" {
 		idx = 1
 	}
-	err = sortValues(items, func(p any) any {
+	err = fr.sortValues(items, func(p any) any {
 		x := p.([]any)[idx]
 		if s, ok := x.(string); ok && !caseSensitive {
 			return strings.ToLower(s)
@@ -922,3 +987,16 @@ func dictsort(v any, caseSensitive bool, by string, reverse bool) (any, error) {
 }
 
 var _ = url.QueryEscape
+
+// fieldCount counts the whitespace-separated fields of s without building them.
+func fieldCount(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
+}

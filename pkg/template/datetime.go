@@ -256,7 +256,7 @@ var (
 func strftime(d dtime, format string) string {
 	var b strings.Builder
 	t := d.t
-	for i := 0; i < len(format); i++ {
+	for i := 0; i < len(format) && b.Len() <= maxValue; i++ {
 		c := format[i]
 		if c != '%' || i+1 >= len(format) {
 			b.WriteByte(c)

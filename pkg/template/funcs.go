@@ -14,17 +14,21 @@ var (
 	opts     []exprlang.Option
 )
 
-func fn1(f func(any) any) func(...any) (any, error) {
-	return func(p ...any) (any, error) { return f(p[0]), nil }
+// call is a function the generated code calls: it gets the evaluation's frame and the
+// arguments written in the template.
+type callFn func(fr *frame, p []any) (any, error)
+
+func fn1(f func(any) any) callFn {
+	return func(_ *frame, p []any) (any, error) { return f(p[0]), nil }
 }
 
-func fn2(f func(a, b any) (any, error)) func(...any) (any, error) {
-	return func(p ...any) (any, error) { return f(p[0], p[1]) }
+func fn2(f func(a, b any) (any, error)) callFn {
+	return func(_ *frame, p []any) (any, error) { return f(p[0], p[1]) }
 }
 
-func cmpFn(op string, want func(int) bool) func(...any) (any, error) {
-	return func(p ...any) (any, error) {
-		c, err := compare(p[0], p[1], op)
+func cmpFn(op string, want func(int) bool) callFn {
+	return func(fr *frame, p []any) (any, error) {
+		c, err := fr.compare(p[0], p[1], op, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -32,28 +36,63 @@ func cmpFn(op string, want func(int) bool) func(...any) (any, error) {
 	}
 }
 
+// wrap makes f an expr function: it counts one step per call and, unless f is an
+// accessor, the bytes of the strings it reads and of the value it builds (limits.go); the
+// evaluation ends at the first limit.
+func wrap(f callFn, accessor bool) func(...any) (any, error) {
+	return func(p ...any) (any, error) {
+		fr := p[0].(*frame)
+		if !fr.spend(1) {
+			return nil, fr.err
+		}
+		args := p[1:]
+		if !accessor {
+			for _, a := range args {
+				if s, ok := a.(string); ok && !fr.charge(len(s)) {
+					return nil, fr.err
+				}
+			}
+		}
+		v, err := f(fr, args)
+		if err == nil && !accessor {
+			err = fr.account(v, args)
+		}
+		if err == nil && fr.err != nil {
+			err = fr.err
+		}
+		return v, err
+	}
+}
+
+// accessors are the functions that read a value without scanning it: a variable, an
+// attribute, a constant. Every other function may read a whole string, or build a value.
+var accessors = map[string]bool{
+	"_var": true, "_loc": true, "_k": true, "_attr": true, "_truthy": true, "_undef": true,
+	"_append": true, "_extend": true,
+}
+
 // exprOptions are the expr compile options: the environment type and every
 // function the generated code may call.
 func exprOptions() []exprlang.Option {
 	optsOnce.Do(func() {
-		fns := map[string]func(...any) (any, error){
-			"_var": func(p ...any) (any, error) {
-				if v, ok := p[0].(*frame).vars[p[1].(string)]; ok {
+		fns := map[string]callFn{
+			"_var": func(fr *frame, p []any) (any, error) {
+				if v, ok := fr.vars[p[0].(string)]; ok {
 					return v, nil
 				}
 				return Undefined, nil
 			},
-			"_loc": func(p ...any) (any, error) {
-				v := p[0].(*frame).locals[p[1].(int)]
+			"_loc": func(fr *frame, p []any) (any, error) {
+				v := fr.locals[p[0].(int)]
 				if v == nil {
 					return nil, nil
 				}
 				return v, nil
 			},
-			"_k":     func(p ...any) (any, error) { return p[0].(*frame).consts[p[1].(int)], nil },
-			"_attr":  func(p ...any) (any, error) { return getAttr(p[0], p[1].(string)), nil },
-			"_item":  func(p ...any) (any, error) { return getItem(p[0], p[1]), nil },
-			"_slice": func(p ...any) (any, error) { return getSlice(p[0], p[1], p[2], p[3]) },
+			"_k":     func(fr *frame, p []any) (any, error) { return fr.consts[p[0].(int)], nil },
+			"_attr":  func(_ *frame, p []any) (any, error) { return getAttr(p[0], p[1].(string)), nil },
+			"_item":  func(_ *frame, p []any) (any, error) { return getItem(p[0], p[1]), nil },
+			"_slice": func(_ *frame, p []any) (any, error) { return getSlice(p[0], p[1], p[2], p[3]) },
 			"_add":   fn2(add),
 			"_sub":   fn2(sub),
 			"_mul":   fn2(mul),
@@ -61,47 +100,51 @@ func exprOptions() []exprlang.Option {
 			"_fdiv":  fn2(floorDiv),
 			"_mod":   fn2(mod),
 			"_pow":   fn2(pow),
-			"_cat": func(p ...any) (any, error) {
-				return ToString(p[0]) + ToString(p[1]), nil
+			"_cat": func(_ *frame, p []any) (any, error) {
+				a, b := ToString(p[0]), ToString(p[1])
+				if err := fitString(int64(len(a)) + int64(len(b))); err != nil {
+					return nil, err
+				}
+				return a + b, nil
 			},
-			"_neg":    func(p ...any) (any, error) { return neg(p[0]) },
-			"_pos":    func(p ...any) (any, error) { return pos(p[0]) },
-			"_eq":     func(p ...any) (any, error) { return equal(p[0], p[1]), nil },
-			"_ne":     func(p ...any) (any, error) { return !equal(p[0], p[1]), nil },
+			"_neg":    func(_ *frame, p []any) (any, error) { return neg(p[0]) },
+			"_pos":    func(_ *frame, p []any) (any, error) { return pos(p[0]) },
+			"_eq":     func(fr *frame, p []any) (any, error) { return fr.equal(p[0], p[1], 0), nil },
+			"_ne":     func(fr *frame, p []any) (any, error) { return !fr.equal(p[0], p[1], 0), nil },
 			"_lt":     cmpFn("<", func(c int) bool { return c < 0 }),
 			"_le":     cmpFn("<=", func(c int) bool { return c <= 0 }),
 			"_gt":     cmpFn(">", func(c int) bool { return c > 0 }),
 			"_ge":     cmpFn(">=", func(c int) bool { return c >= 0 }),
-			"_in":     func(p ...any) (any, error) { return contains(p[1], p[0]) },
-			"_notin":  func(p ...any) (any, error) { ok, err := contains(p[1], p[0]); return !ok, err },
+			"_in":     func(fr *frame, p []any) (any, error) { return fr.contains(p[1], p[0]) },
+			"_notin":  func(fr *frame, p []any) (any, error) { ok, err := fr.contains(p[1], p[0]); return !ok, err },
 			"_truthy": fn1(func(v any) any { return Truthy(v) }),
-			"_undef":  func(p ...any) (any, error) { return Undefined, nil },
-			"_list": func(p ...any) (any, error) {
+			"_undef":  func(*frame, []any) (any, error) { return Undefined, nil },
+			"_list": func(_ *frame, p []any) (any, error) {
 				l := make([]any, len(p), len(p)+4)
 				for i, v := range p {
 					l[i] = norm(v)
 				}
 				return l, nil
 			},
-			"_dict": func(p ...any) (any, error) {
+			"_dict": func(_ *frame, p []any) (any, error) {
 				m := make(map[string]any, len(p)/2)
 				for i := 0; i+1 < len(p); i += 2 {
 					m[keyString(p[i])] = norm(p[i+1])
 				}
 				return m, nil
 			},
-			"_dictkw": func(p ...any) (any, error) {
+			"_dictkw": func(_ *frame, p []any) (any, error) {
 				m, err := kwMap(p)
 				return m, err
 			},
-			"_namespace": func(p ...any) (any, error) {
+			"_namespace": func(_ *frame, p []any) (any, error) {
 				m, err := kwMap(p)
 				return &namespace{m: m}, err
 			},
-			"_test": func(p ...any) (any, error) {
-				return runTest(p[0].(string), p[1], p[2:])
+			"_test": func(fr *frame, p []any) (any, error) {
+				return runTest(fr, p[0].(string), p[1], p[2:])
 			},
-			"_map_attr": func(p ...any) (any, error) {
+			"_map_attr": func(fr *frame, p []any) (any, error) {
 				l, err := iterate(p[0])
 				if err != nil {
 					return nil, err
@@ -116,7 +159,7 @@ func exprOptions() []exprlang.Option {
 				}
 				return out, nil
 			},
-			"_map_filter": func(p ...any) (any, error) {
+			"_map_filter": func(fr *frame, p []any) (any, error) {
 				l, err := iterate(p[0])
 				if err != nil {
 					return nil, err
@@ -131,61 +174,71 @@ func exprOptions() []exprlang.Option {
 				copy(args[1:], p[2:])
 				for i, e := range l {
 					args[0] = e
-					if out[i], err = f.fn(args); err != nil {
+					if !fr.spend(1) {
+						return nil, fr.err
+					}
+					if out[i], err = f.call(fr, args); err != nil {
+						return nil, err
+					}
+					if err := fr.account(out[i], args); err != nil {
 						return nil, err
 					}
 				}
 				return out, nil
 			},
-			"_format": func(p ...any) (any, error) {
+			"_format": func(_ *frame, p []any) (any, error) {
 				s, ok := p[0].(string)
 				if !ok {
 					return nil, fmt.Errorf("'%s' object has no attribute 'format'", typeName(p[0]))
 				}
 				return pyFormat(s, p[2:], p[1].(map[string]any))
 			},
-			"_append": func(p ...any) (any, error) { return nil, appendInPlace(p[0].(*frame), p[1], []any{p[2]}) },
-			"_extend": func(p ...any) (any, error) {
-				l, err := iterate(p[2])
+			"_append": func(fr *frame, p []any) (any, error) { return nil, appendInPlace(fr, p[0], []any{p[1]}) },
+			"_extend": func(fr *frame, p []any) (any, error) {
+				l, err := iterate(p[1])
 				if err != nil {
 					return nil, err
 				}
-				return nil, appendInPlace(p[0].(*frame), p[1], l)
+				return nil, appendInPlace(fr, p[0], l)
 			},
 		}
 		for name, s := range filters {
-			fns["f_"+name] = specFn(s)
+			fns["f_"+name] = s.call
 		}
 		for name, s := range methods {
-			if s.fn != nil {
+			if s.fn != nil || s.ffn != nil {
 				fns["m_"+name] = methodFn(s)
 			}
 		}
 		for name, s := range functions {
-			if s.fn != nil {
-				fns["g_"+name] = specFn(s)
+			if s.fn != nil || s.ffn != nil {
+				fns["g_"+name] = s.call
 			}
 		}
 		opts = []exprlang.Option{exprlang.Env(&frame{}), exprlang.DisableAllBuiltins(), exprlang.Optimize(false)}
 		for name, f := range fns {
-			opts = append(opts, exprlang.Function(name, f))
+			opts = append(opts, exprlang.Function(name, wrap(f, accessors[name])))
 		}
 	})
 	return opts
 }
 
-func specFn(s *spec) func(...any) (any, error) {
-	return func(p ...any) (any, error) { return s.fn(p) }
+// call runs the builtin with the evaluation's frame.
+func (s *spec) call(fr *frame, p []any) (any, error) {
+	if s.ffn != nil {
+		return s.ffn(fr, p)
+	}
+	return s.fn(p)
 }
 
 // methodFn calls a method; on none or undefined every method yields undefined.
-func methodFn(s *spec) func(...any) (any, error) {
-	return func(p ...any) (any, error) {
+func methodFn(s *spec) callFn {
+	return func(fr *frame, p []any) (any, error) {
 		switch p[0].(type) {
 		case nil, undefined:
 			return Undefined, nil
 		}
-		return s.fn(p)
+		return s.call(fr, p)
 	}
 }
 
@@ -228,8 +281,8 @@ func appendInPlace(fr *frame, recv any, items []any) error {
 	if !ok {
 		return fmt.Errorf("'%s' object has no attribute 'append'", typeName(recv))
 	}
-	if len(old)+len(items) > 1<<20 {
-		return errors.New("list too large")
+	if err := fitItems(int64(len(old)) + int64(len(items))); err != nil {
+		return err
 	}
 	nl := append(old, items...)
 	for i, v := range fr.locals {

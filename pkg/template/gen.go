@@ -98,7 +98,7 @@ func (g *gen) literal(v any) string {
 
 func (g *gen) constant(v any) string {
 	g.consts = append(g.consts, v)
-	return fmt.Sprintf("_k($env, %d)", len(g.consts)-1)
+	return call("_k", strconv.Itoa(len(g.consts)-1))
 }
 
 func (g *gen) newTmp() string {
@@ -118,8 +118,13 @@ func (g *gen) list(es []expr) ([]string, error) {
 	return out, nil
 }
 
+// call is the expr source of a call to one of this package's functions: each gets the
+// evaluation's frame first, so that it can count its steps and what it builds.
 func call(name string, args ...string) string {
-	return name + "(" + strings.Join(args, ", ") + ")"
+	if len(args) == 0 {
+		return name + "($env)"
+	}
+	return name + "($env, " + strings.Join(args, ", ") + ")"
 }
 
 var binFuncs = map[string]string{
@@ -136,11 +141,11 @@ func (g *gen) expr(e expr) (string, error) {
 		return g.literal(x.v), nil
 	case *nameExpr:
 		if slot, ok := g.scope.lookup(x.name); ok {
-			return fmt.Sprintf("_loc($env, %d)", slot), nil
+			return call("_loc", strconv.Itoa(slot)), nil
 		}
 		if g.vars[x.name] {
 			g.reads[x.name] = true
-			return call("_var", "$env", strconv.Quote(x.name)), nil
+			return call("_var", strconv.Quote(x.name)), nil
 		}
 		if _, ok := functions[x.name]; ok {
 			return "", &Error{Offset: x.pos, Msg: fmt.Sprintf("function `%s` must be called: `%s()`", x.name, x.name)}
@@ -205,10 +210,10 @@ func (g *gen) expr(e expr) (string, error) {
 		switch x.op {
 		case "and":
 			t := g.newTmp()
-			return fmt.Sprintf("(let %s = %s; _truthy(%s) ? %s : %s)", t, l, t, r, t), nil
+			return fmt.Sprintf("(let %s = %s; %s ? %s : %s)", t, l, call("_truthy", t), r, t), nil
 		case "or":
 			t := g.newTmp()
-			return fmt.Sprintf("(let %s = %s; _truthy(%s) ? %s : %s)", t, l, t, t, r), nil
+			return fmt.Sprintf("(let %s = %s; %s ? %s : %s)", t, l, call("_truthy", t), t, r), nil
 		}
 		return call(binFuncs[x.op], l, r), nil
 	case *unaryExpr:
@@ -228,7 +233,7 @@ func (g *gen) expr(e expr) (string, error) {
 		}
 		switch x.op {
 		case "not":
-			return "(!_truthy(" + v + "))", nil
+			return "(!" + call("_truthy", v) + ")", nil
 		case "-":
 			return call("_neg", v), nil
 		}
@@ -270,13 +275,13 @@ func (g *gen) expr(e expr) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		el := "_undef()"
+		el := call("_undef")
 		if x.els != nil {
 			if el, err = g.expr(x.els); err != nil {
 				return "", err
 			}
 		}
-		return fmt.Sprintf("(_truthy(%s) ? %s : %s)", c, t, el), nil
+		return fmt.Sprintf("(%s ? %s : %s)", call("_truthy", c), t, el), nil
 	case *listExpr:
 		items, err := g.list(x.items)
 		if err != nil {
@@ -460,7 +465,7 @@ func (g *gen) call(c *callExpr) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return call("_"+c.name, "$env", recv, args[0]), nil
+		return call("_"+c.name, recv, args[0]), nil
 	}
 	args, err := g.args(s, "method", c.name, c.pos, c.args, c.kw)
 	if err != nil {
@@ -482,7 +487,7 @@ func (g *gen) filter(f *filterExpr) (string, error) {
 				if err != nil {
 					return "", err
 				}
-				def := "_undef()"
+				def := call("_undef")
 				for _, kw2 := range f.kw {
 					if kw2.name == "default" {
 						if def, err = g.expr(kw2.v); err != nil {

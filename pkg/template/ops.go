@@ -261,7 +261,11 @@ func iterate(v any) ([]any, error) {
 	case nil, undefined:
 		return nil, nil
 	case string:
-		out := make([]any, 0, len(x))
+		n, err := runes(x)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, 0, n)
 		for _, r := range x {
 			out = append(out, string(r))
 		}
@@ -314,7 +318,16 @@ func length(v any) (int, error) {
 }
 
 // equal is Python ==.
-func equal(a, b any) bool {
+// equal is Python a == b. It counts one step per element compared and stops (false, with
+// the limit recorded in fr) beyond maxSteps or maxNesting levels.
+func (fr *frame) equal(a, b any, depth int) bool {
+	if depth > maxNesting {
+		fr.fail(errNesting)
+		return false
+	}
+	if !fr.spend(1) {
+		return false
+	}
 	switch x := a.(type) {
 	case string:
 		y, ok := b.(string)
@@ -345,8 +358,11 @@ func equal(a, b any) bool {
 		if !ok || len(l1) != len(l2) {
 			return false
 		}
+		if sameBacking(l1, l2) {
+			return true
+		}
 		for i := range l1 {
-			if !equal(l1[i], l2[i]) {
+			if !fr.equal(l1[i], l2[i], depth+1) {
 				return false
 			}
 		}
@@ -356,7 +372,7 @@ func equal(a, b any) bool {
 	m2, ok2 := mapView(b)
 	if ok1 && ok2 {
 		k1, k2 := m1.Keys(), m2.Keys()
-		if len(k1) != len(k2) {
+		if len(k1) != len(k2) || !fr.spend(len(k1)) {
 			return false
 		}
 		for _, k := range k1 {
@@ -365,7 +381,7 @@ func equal(a, b any) bool {
 				return false
 			}
 			v1, _ := m1.Get(k)
-			if !equal(v1, v2) {
+			if !fr.equal(v1, v2, depth+1) {
 				return false
 			}
 		}
@@ -394,7 +410,14 @@ func mapView(v any) (Mapping, bool) {
 }
 
 // compare orders a and b like Python's <, or fails for unorderable types.
-func compare(a, b any, op string) (int, error) {
+func (fr *frame) compare(a, b any, op string, depth int) (int, error) {
+	if depth > maxNesting {
+		fr.fail(errNesting)
+		return 0, fr.err
+	}
+	if !fr.spend(1) {
+		return 0, fr.err
+	}
 	switch x := a.(type) {
 	case string:
 		if y, ok := b.(string); ok {
@@ -430,10 +453,13 @@ func compare(a, b any, op string) (int, error) {
 	if l1, ok := asList(a); ok {
 		if l2, ok := asList(b); ok {
 			for i := 0; i < len(l1) && i < len(l2); i++ {
-				if equal(l1[i], l2[i]) {
+				if fr.equal(l1[i], l2[i], depth+1) {
 					continue
 				}
-				return compare(l1[i], l2[i], op)
+				if fr.err != nil {
+					return 0, fr.err
+				}
+				return fr.compare(l1[i], l2[i], op, depth+1)
 			}
 			return cmpInt(int64(len(l1)), int64(len(l2))), nil
 		}
@@ -452,7 +478,7 @@ func cmpInt(a, b int64) int {
 }
 
 // contains is Python `a in b`.
-func contains(b, a any) (bool, error) {
+func (fr *frame) contains(b, a any) (bool, error) {
 	switch c := b.(type) {
 	case string:
 		s, ok := a.(string)
@@ -462,11 +488,11 @@ func contains(b, a any) (bool, error) {
 		return strings.Contains(c, s), nil
 	case []any:
 		for _, e := range c {
-			if equal(e, a) {
+			if fr.equal(e, a, 0) {
 				return true, nil
 			}
 		}
-		return false, nil
+		return false, fr.err
 	case map[string]any:
 		s, ok := a.(string)
 		if !ok {
@@ -485,10 +511,10 @@ func contains(b, a any) (bool, error) {
 		return false, nil
 	}
 	if l, ok := asList(b); ok {
-		return contains(l, a)
+		return fr.contains(l, a)
 	}
 	if m, ok := asMap(b); ok {
-		return contains(m, a)
+		return fr.contains(m, a)
 	}
 	return false, fmt.Errorf("argument of type '%s' is not iterable", typeName(b))
 }
@@ -507,6 +533,9 @@ func add(a, b any) (any, error) {
 	switch x := a.(type) {
 	case string:
 		if y, ok := b.(string); ok {
+			if err := fitString(int64(len(x)) + int64(len(y))); err != nil {
+				return nil, err
+			}
 			return x + y, nil
 		}
 	case dtime:
@@ -534,6 +563,9 @@ func add(a, b any) (any, error) {
 	}
 	if l1, ok := asList(a); ok {
 		if l2, ok := asList(b); ok {
+			if err := fitItems(int64(len(l1)) + int64(len(l2))); err != nil {
+				return nil, err
+			}
 			out := make([]any, 0, len(l1)+len(l2))
 			return append(append(out, l1...), l2...), nil
 		}
@@ -599,10 +631,14 @@ func mul(a, b any) (any, error) {
 	}
 	if l, ok := asList(a); ok {
 		if n, k := toNumber(b); k == numInt {
-			if n.i*int64(len(l)) > 1<<20 {
-				return nil, errors.New("list repetition too large")
+			if n.i <= 0 || len(l) == 0 {
+				return []any{}, nil
 			}
-			out := []any{}
+			size, ok := mulOK(n.i, int64(len(l)))
+			if !ok || fitItems(size) != nil {
+				return nil, errItems
+			}
+			out := make([]any, 0, size)
 			for i := int64(0); i < n.i; i++ {
 				out = append(out, l...)
 			}
@@ -617,11 +653,12 @@ func repeatStr(s string, n any, orig any) (any, error) {
 	if k != numInt {
 		return nil, arithErr("*", orig, n)
 	}
-	if c.i <= 0 {
+	if c.i <= 0 || s == "" {
 		return "", nil
 	}
-	if c.i*int64(len(s)) > 1<<24 {
-		return nil, errors.New("string repetition too large")
+	size, ok := mulOK(c.i, int64(len(s)))
+	if !ok || fitString(size) != nil {
+		return nil, errValue
 	}
 	return strings.Repeat(s, int(c.i)), nil
 }
@@ -750,15 +787,27 @@ func pos(a any) (any, error) {
 	return nil, fmt.Errorf("bad operand type for unary +: '%s'", typeName(a))
 }
 
-// sortValues sorts a list in place with Python ordering.
-func sortValues(l []any, key func(any) any, reverse bool) error {
-	var err error
-	sort.SliceStable(l, func(i, j int) bool {
-		a, b := l[i], l[j]
+// sortValues sorts a list in place with Python ordering, by key(item) when key is set;
+// each key is computed once, its bytes counted as work.
+func (fr *frame) sortValues(l []any, key func(any) any, reverse bool) error {
+	type keyed struct{ k, v any }
+	items := make([]keyed, len(l))
+	for i, v := range l {
+		k := v
 		if key != nil {
-			a, b = key(a), key(b)
+			k = key(v)
 		}
-		c, e := compare(a, b, "<")
+		if s, ok := k.(string); ok && !fr.charge(len(s)) {
+			return fr.err
+		}
+		items[i] = keyed{k, v}
+	}
+	var err error
+	sort.SliceStable(items, func(i, j int) bool {
+		if err != nil {
+			return false
+		}
+		c, e := fr.compare(items[i].k, items[j].k, "<", 0)
 		if e != nil && err == nil {
 			err = e
 		}
@@ -767,6 +816,9 @@ func sortValues(l []any, key func(any) any, reverse bool) error {
 		}
 		return c < 0
 	})
+	for i := range items {
+		l[i] = items[i].v
+	}
 	return err
 }
 

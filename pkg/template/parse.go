@@ -1,6 +1,7 @@
 package template
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -139,6 +140,8 @@ type parser struct {
 	toks []token
 	i    int
 	src  string
+	// depth is the nesting of expressions, blocks the nesting of statements.
+	depth, blocks int
 }
 
 func (p *parser) cur() token  { return p.toks[p.i] }
@@ -253,6 +256,9 @@ func (p *parser) parseBody(ends ...string) ([]stmt, string, int, error) {
 			p.next()
 			var s stmt
 			var err error
+			if p.blocks++; p.blocks > maxNesting {
+				return nil, "", 0, &Error{Offset: kw.pos, Msg: fmt.Sprintf("blocks nested more than %d levels deep %s", maxNesting, limitNote)}
+			}
 			switch kw.val {
 			case "if":
 				s, err = p.parseIf()
@@ -267,6 +273,7 @@ func (p *parser) parseBody(ends ...string) ([]stmt, string, int, error) {
 				}
 				return nil, "", 0, &Error{Offset: kw.pos, Msg: msg, Hint: suggest(kw.val, []string{"if", "for", "set", "raw", "elif", "else", "endif", "endfor", "endset"})}
 			}
+			p.blocks--
 			if err != nil {
 				return nil, "", 0, err
 			}
@@ -470,6 +477,10 @@ func (p *parser) startsExpr() bool {
 }
 
 func (p *parser) parseExpr() (expr, error) {
+	if p.depth++; p.depth > maxNesting {
+		return nil, &Error{Offset: p.cur().pos, Msg: fmt.Sprintf("expression nested more than %d levels deep %s", maxNesting, limitNote)}
+	}
+	defer func() { p.depth-- }()
 	e, err := p.parseOr()
 	if err != nil {
 		return nil, err
@@ -932,6 +943,9 @@ func parseTemplate(src string) ([]stmt, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTags(toks); err != nil {
+		return nil, err
+	}
 	p := &parser{toks: toks, src: src}
 	body, _, _, err := p.parseBody()
 	return body, err
@@ -955,4 +969,24 @@ func trimmedSingle(body []stmt) (*outStmt, bool) {
 		}
 	}
 	return out, out != nil
+}
+
+// checkTags applies maxTags to the template and maxTokens to each of its tags.
+func checkTags(toks []token) error {
+	tags, inTag := 0, 0
+	for _, t := range toks {
+		switch t.kind {
+		case tVarBegin, tBlockBegin:
+			if tags++; tags > maxTags {
+				return &Error{Offset: t.pos, Msg: fmt.Sprintf("more than %d tags in one template %s", maxTags, limitNote)}
+			}
+			inTag = 0
+		case tVarEnd, tBlockEnd, tData:
+		default:
+			if inTag++; inTag > maxTokens {
+				return &Error{Offset: t.pos, Msg: fmt.Sprintf("a tag of more than %d tokens %s", maxTokens, limitNote)}
+			}
+		}
+	}
+	return nil
 }

@@ -75,14 +75,12 @@ func init() {
 				return nil, err
 			}
 			attr := arg(a, 2, nil)
-			parts := make([]string, len(l))
-			for i, e := range l {
+			return joinStrings(l, strArg(a, 1, ""), func(e any) string {
 				if attr != nil {
 					e = attrPath(e, str(attr))
 				}
-				parts[i] = str(e)
-			}
-			return strings.Join(parts, strArg(a, 1, "")), nil
+				return str(e)
+			})
 		}, "", nil),
 		"first": sp("", 0, func(a []any) (any, error) {
 			l, err := iterate(a[0])
@@ -99,7 +97,7 @@ func init() {
 			return l[len(l)-1], nil
 		}),
 		"list": sp("", 0, func(a []any) (any, error) { return listOf(a[0]) }),
-		"unique": sp("case_sensitive,attribute", 0, func(a []any) (any, error) {
+		"unique": spf("case_sensitive,attribute", 0, func(fr *frame, a []any) (any, error) {
 			l, err := iterate(a[0])
 			if err != nil {
 				return nil, err
@@ -107,6 +105,9 @@ func init() {
 			cs := Truthy(arg(a, 1, false))
 			attr := arg(a, 2, nil)
 			out := []any{}
+			// Strings and integers are looked up in a set; other keys are compared with
+			// the ones seen, like Python does for unhashable values.
+			hashed := map[any]bool{}
 			var seen []any
 			for _, e := range l {
 				k := e
@@ -114,17 +115,30 @@ func init() {
 					k = attrPath(e, str(attr))
 				}
 				if s, ok := k.(string); ok && !cs {
+					if !fr.charge(len(s)) {
+						return nil, fr.err
+					}
 					k = strings.ToLower(s)
 				}
 				dup := false
-				for _, s := range seen {
-					if equal(s, k) {
-						dup = true
-						break
+				if h, ok := hashKey(k); ok {
+					dup = hashed[h]
+					hashed[h] = true
+				} else {
+					for _, s := range seen {
+						if fr.equal(s, k, 0) {
+							dup = true
+							break
+						}
+					}
+					if fr.err != nil {
+						return nil, fr.err
+					}
+					if !dup {
+						seen = append(seen, k)
 					}
 				}
 				if !dup {
-					seen = append(seen, k)
 					out = append(out, e)
 				}
 			}
@@ -163,14 +177,14 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return re.ReplaceAllString(str(a[0]), pyReplacement(str(a[2]))), nil
+			return regexReplace(re, str(a[0]), pyReplacement(str(a[2])))
 		}, int64(0)),
 		"replace": sp("old,new,count", 2, func(a []any) (any, error) {
 			n := int64(-1)
 			if c := arg(a, 3, nil); c != nil {
 				n, _ = ToInt(c)
 			}
-			return strings.Replace(str(a[0]), str(a[1]), str(a[2]), int(max(min(n, 1<<30), -1))), nil
+			return replace(str(a[0]), str(a[1]), str(a[2]), n)
 		}, nil),
 		"round": sp("precision,method", 0, func(a []any) (any, error) {
 			p, _ := ToInt(arg(a, 1, int64(0)))
@@ -191,14 +205,14 @@ func init() {
 			}
 			return nil, fmt.Errorf("bad operand type for abs(): '%s'", typeName(a[0]))
 		}),
-		"sort": sp("reverse,case_sensitive,attribute", 0, func(a []any) (any, error) {
+		"sort": spf("reverse,case_sensitive,attribute", 0, func(fr *frame, a []any) (any, error) {
 			l, err := listOf(a[0])
 			if err != nil {
 				return nil, err
 			}
 			cs := Truthy(arg(a, 2, false))
 			attr := arg(a, 3, nil)
-			err = sortValues(l, func(e any) any {
+			err = fr.sortValues(l, func(e any) any {
 				if attr != nil {
 					e = attrPath(e, str(attr))
 				}
@@ -224,32 +238,30 @@ func init() {
 			return l, err
 		}),
 		"items": sp("", 0, func(a []any) (any, error) { return itemsOf(a[0]) }),
-		"dictsort": sp("case_sensitive,by,reverse", 0, func(a []any) (any, error) {
-			return dictsort(a[0], Truthy(arg(a, 1, false)), strArg(a, 2, "key"), Truthy(arg(a, 3, false)))
+		"dictsort": spf("case_sensitive,by,reverse", 0, func(fr *frame, a []any) (any, error) {
+			return fr.dictsort(a[0], Truthy(arg(a, 1, false)), strArg(a, 2, "key"), Truthy(arg(a, 3, false)))
 		}, false, "key", false),
-		"selectattr": sp("attr...", 1, func(a []any) (any, error) { return selectItems(a[0], a[1:], true, true) }),
-		"rejectattr": sp("attr...", 1, func(a []any) (any, error) { return selectItems(a[0], a[1:], true, false) }),
-		"select":     sp("test...", 0, func(a []any) (any, error) { return selectItems(a[0], a[1:], false, true) }),
-		"reject":     sp("test...", 0, func(a []any) (any, error) { return selectItems(a[0], a[1:], false, false) }),
-		"max":        sp("", 0, func(a []any) (any, error) { return minMax(a[:1], true, "max") }),
-		"min":        sp("", 0, func(a []any) (any, error) { return minMax(a[:1], false, "min") }),
+		"selectattr": spf("attr...", 1, func(fr *frame, a []any) (any, error) { return selectItems(fr, a[0], a[1:], true, true) }),
+		"rejectattr": spf("attr...", 1, func(fr *frame, a []any) (any, error) { return selectItems(fr, a[0], a[1:], true, false) }),
+		"select":     spf("test...", 0, func(fr *frame, a []any) (any, error) { return selectItems(fr, a[0], a[1:], false, true) }),
+		"reject":     spf("test...", 0, func(fr *frame, a []any) (any, error) { return selectItems(fr, a[0], a[1:], false, false) }),
+		"max":        spf("", 0, func(fr *frame, a []any) (any, error) { return fr.minMax(a[:1], true, "max") }),
+		"min":        spf("", 0, func(fr *frame, a []any) (any, error) { return fr.minMax(a[:1], false, "min") }),
 		"sum": sp("attribute,start", 0, func(a []any) (any, error) {
 			l, err := iterate(a[0])
 			if err != nil {
 				return nil, err
 			}
-			var total any = arg(a, 2, int64(0))
-			for _, e := range l {
+			items := make([]any, len(l))
+			for i, e := range l {
 				if attr := arg(a, 1, nil); attr != nil {
 					e = attrPath(e, str(attr))
 				}
-				if total, err = add(total, e); err != nil {
-					return nil, err
-				}
+				items[i] = e
 			}
-			return total, nil
+			return sum(arg(a, 2, int64(0)), items)
 		}, nil, int64(0)),
-		"wordcount": sp("", 0, func(a []any) (any, error) { return int64(len(strings.Fields(str(a[0])))), nil }),
+		"wordcount": sp("", 0, func(a []any) (any, error) { return int64(fieldCount(str(a[0]))), nil }),
 		"center": sp("width", 0, func(a []any) (any, error) {
 			w, _ := ToInt(arg(a, 1, int64(80)))
 			return applySpec(a[0], str(a[0]), fmt.Sprintf("^%d", min(w, 1000)))
@@ -342,11 +354,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			parts := make([]string, len(l))
-			for i, e := range l {
-				parts[i] = str(e)
-			}
-			return strings.Join(parts, str(a[0])), nil
+			return joinStrings(l, str(a[0]), str)
 		}),
 		"lower":      sp("", 0, func(a []any) (any, error) { return strings.ToLower(str(a[0])), nil }),
 		"upper":      sp("", 0, func(a []any) (any, error) { return strings.ToUpper(str(a[0])), nil }),
@@ -363,7 +371,7 @@ func init() {
 		}, nil),
 		"replace": sp("old,new,count", 2, func(a []any) (any, error) {
 			n, _ := ToInt(arg(a, 3, int64(-1)))
-			return strings.Replace(str(a[0]), str(a[1]), str(a[2]), int(max(min(n, 1<<30), -1))), nil
+			return replace(str(a[0]), str(a[1]), str(a[2]), n)
 		}, int64(-1)),
 		"startswith": sp("prefix", 1, func(a []any) (any, error) { return hasAffix(a, strings.HasPrefix) }),
 		"endswith":   sp("suffix", 1, func(a []any) (any, error) { return hasAffix(a, strings.HasSuffix) }),
@@ -471,7 +479,7 @@ func init() {
 			}
 			return listOf(a[0])
 		}),
-		"count": sp("x", 1, func(a []any) (any, error) {
+		"count": spf("x", 1, func(fr *frame, a []any) (any, error) {
 			if s, ok := a[0].(string); ok {
 				sub := str(a[1])
 				if sub == "" {
@@ -482,13 +490,16 @@ func init() {
 			l, err := iterate(a[0])
 			n := int64(0)
 			for _, e := range l {
-				if equal(e, a[1]) {
+				if fr.equal(e, a[1], 0) {
 					n++
 				}
 			}
+			if err == nil {
+				err = fr.err
+			}
 			return n, err
 		}),
-		"index": sp("x", 1, func(a []any) (any, error) {
+		"index": spf("x", 1, func(fr *frame, a []any) (any, error) {
 			if s, ok := a[0].(string); ok {
 				i := strings.Index(s, str(a[1]))
 				if i < 0 {
@@ -498,9 +509,12 @@ func init() {
 			}
 			l, err := iterate(a[0])
 			for i, e := range l {
-				if equal(e, a[1]) {
+				if fr.equal(e, a[1], 0) {
 					return int64(i), nil
 				}
+			}
+			if fr.err != nil {
+				return nil, fr.err
 			}
 			if err == nil {
 				err = fmt.Errorf("%s is not in list", pyRepr(a[1]))
@@ -546,8 +560,8 @@ func init() {
 			d.t = d.t.UTC()
 			return d, nil
 		}),
-		"max": sp("args...", 1, func(a []any) (any, error) { return minMax(a, true, "max") }),
-		"min": sp("args...", 1, func(a []any) (any, error) { return minMax(a, false, "min") }),
+		"max": spf("args...", 1, func(fr *frame, a []any) (any, error) { return fr.minMax(a, true, "max") }),
+		"min": spf("args...", 1, func(fr *frame, a []any) (any, error) { return fr.minMax(a, false, "min") }),
 		"day_delta": sp("num_days,format", 1, func(a []any) (any, error) {
 			n, ok := toFloat(a[0])
 			if !ok {
@@ -621,14 +635,14 @@ func init() {
 
 	isStr := func(v any) bool { _, ok := v.(string); return ok }
 	cmpTest := func(op string) *testSpec {
-		return &testSpec{nargs: 1, fn: func(v any, a []any) (bool, error) {
+		return &testSpec{nargs: 1, fn: func(fr *frame, v any, a []any) (bool, error) {
 			if op == "==" {
-				return equal(v, a[0]), nil
+				return fr.equal(v, a[0], 0), fr.err
 			}
 			if op == "!=" {
-				return !equal(v, a[0]), nil
+				return !fr.equal(v, a[0], 0), fr.err
 			}
-			c, err := compare(v, a[0], op)
+			c, err := fr.compare(v, a[0], op, 0)
 			switch op {
 			case "<":
 				return c < 0, err
@@ -641,21 +655,21 @@ func init() {
 		}}
 	}
 	tests = map[string]*testSpec{
-		"none":      {fn: func(v any, _ []any) (bool, error) { return v == nil, nil }},
-		"defined":   {fn: func(v any, _ []any) (bool, error) { return !IsUndefined(v), nil }},
-		"undefined": {fn: func(v any, _ []any) (bool, error) { return IsUndefined(v), nil }},
-		"true":      {fn: func(v any, _ []any) (bool, error) { b, ok := v.(bool); return ok && b, nil }},
-		"false":     {fn: func(v any, _ []any) (bool, error) { b, ok := v.(bool); return ok && !b, nil }},
-		"boolean":   {fn: func(v any, _ []any) (bool, error) { _, ok := v.(bool); return ok, nil }},
-		"string":    {fn: func(v any, _ []any) (bool, error) { return isStr(v), nil }},
-		"number": {fn: func(v any, _ []any) (bool, error) {
+		"none":      {fn: func(_ *frame, v any, _ []any) (bool, error) { return v == nil, nil }},
+		"defined":   {fn: func(_ *frame, v any, _ []any) (bool, error) { return !IsUndefined(v), nil }},
+		"undefined": {fn: func(_ *frame, v any, _ []any) (bool, error) { return IsUndefined(v), nil }},
+		"true":      {fn: func(_ *frame, v any, _ []any) (bool, error) { b, ok := v.(bool); return ok && b, nil }},
+		"false":     {fn: func(_ *frame, v any, _ []any) (bool, error) { b, ok := v.(bool); return ok && !b, nil }},
+		"boolean":   {fn: func(_ *frame, v any, _ []any) (bool, error) { _, ok := v.(bool); return ok, nil }},
+		"string":    {fn: func(_ *frame, v any, _ []any) (bool, error) { return isStr(v), nil }},
+		"number": {fn: func(_ *frame, v any, _ []any) (bool, error) {
 			_, k := toNumberOrBool(v)
 			return k != numNone, nil
 		}},
-		"integer": {fn: func(v any, _ []any) (bool, error) { _, k := toNumber(v); return k == numInt, nil }},
-		"float":   {fn: func(v any, _ []any) (bool, error) { _, k := toNumber(v); return k == numFloat, nil }},
-		"mapping": {fn: func(v any, _ []any) (bool, error) { _, ok := mapView(v); return ok, nil }},
-		"iterable": {fn: func(v any, _ []any) (bool, error) {
+		"integer": {fn: func(_ *frame, v any, _ []any) (bool, error) { _, k := toNumber(v); return k == numInt, nil }},
+		"float":   {fn: func(_ *frame, v any, _ []any) (bool, error) { _, k := toNumber(v); return k == numFloat, nil }},
+		"mapping": {fn: func(_ *frame, v any, _ []any) (bool, error) { _, ok := mapView(v); return ok, nil }},
+		"iterable": {fn: func(_ *frame, v any, _ []any) (bool, error) {
 			if isStr(v) || IsUndefined(v) {
 				return true, nil
 			}
@@ -663,12 +677,12 @@ func init() {
 			_, isMap := mapView(v)
 			return ok || isMap, nil
 		}},
-		"sequence": {fn: func(v any, _ []any) (bool, error) {
+		"sequence": {fn: func(_ *frame, v any, _ []any) (bool, error) {
 			_, ok := asList(v)
 			_, isMap := mapView(v)
 			return ok || isMap || isStr(v), nil
 		}},
-		"sameas": {nargs: 1, fn: func(v any, a []any) (bool, error) {
+		"sameas": {nargs: 1, fn: func(fr *frame, v any, a []any) (bool, error) {
 			switch x := v.(type) {
 			case nil, bool, undefined:
 				return v == a[0], nil
@@ -676,39 +690,45 @@ func init() {
 				y, ok := a[0].(string)
 				return ok && x == y, nil
 			}
-			return equal(v, a[0]), nil
+			return fr.equal(v, a[0], 0), fr.err
 		}},
-		"even": {fn: func(v any, _ []any) (bool, error) {
+		"even": {fn: func(_ *frame, v any, _ []any) (bool, error) {
 			n, k := toNumber(v)
 			if k != numInt {
 				return false, fmt.Errorf("'%s' object is not an integer", typeName(v))
 			}
 			return n.i%2 == 0, nil
 		}},
-		"odd": {fn: func(v any, _ []any) (bool, error) {
+		"odd": {fn: func(_ *frame, v any, _ []any) (bool, error) {
 			n, k := toNumber(v)
 			if k != numInt {
 				return false, fmt.Errorf("'%s' object is not an integer", typeName(v))
 			}
 			return n.i%2 != 0, nil
 		}},
-		"divisibleby": {nargs: 1, fn: func(v any, a []any) (bool, error) {
+		"divisibleby": {nargs: 1, fn: func(fr *frame, v any, a []any) (bool, error) {
 			r, err := mod(v, a[0])
 			if err != nil {
 				return false, err
 			}
-			return equal(r, int64(0)), nil
+			return fr.equal(r, int64(0), 0), nil
 		}},
-		"lower": {fn: func(v any, _ []any) (bool, error) { s := str(v); return isStr(v) && s == strings.ToLower(s), nil }},
-		"upper": {fn: func(v any, _ []any) (bool, error) { s := str(v); return isStr(v) && s == strings.ToUpper(s), nil }},
-		"in":    {nargs: 1, fn: func(v any, a []any) (bool, error) { return contains(a[0], v) }},
-		"eq":    cmpTest("=="), "equalto": cmpTest("=="), "==": cmpTest("=="),
+		"lower": {fn: func(_ *frame, v any, _ []any) (bool, error) {
+			s := str(v)
+			return isStr(v) && s == strings.ToLower(s), nil
+		}},
+		"upper": {fn: func(_ *frame, v any, _ []any) (bool, error) {
+			s := str(v)
+			return isStr(v) && s == strings.ToUpper(s), nil
+		}},
+		"in": {nargs: 1, fn: func(fr *frame, v any, a []any) (bool, error) { return fr.contains(a[0], v) }},
+		"eq": cmpTest("=="), "equalto": cmpTest("=="), "==": cmpTest("=="),
 		"ne": cmpTest("!="), "!=": cmpTest("!="),
 		"lt": cmpTest("<"), "lessthan": cmpTest("<"), "<": cmpTest("<"),
 		"le": cmpTest("<="), "<=": cmpTest("<="),
 		"gt": cmpTest(">"), "greaterthan": cmpTest(">"), ">": cmpTest(">"),
 		"ge": cmpTest(">="), ">=": cmpTest(">="),
-		"match": {nargs: 1, fn: func(v any, a []any) (bool, error) {
+		"match": {nargs: 1, fn: func(fr *frame, v any, a []any) (bool, error) {
 			re, err := compileRegex("^(?:" + str(a[0]) + ")")
 			if err != nil {
 				return false, err

@@ -13,7 +13,6 @@ package template
 import (
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -99,10 +98,10 @@ type frame struct {
 	vars   map[string]any
 	locals []any
 	consts []any
-	steps  int
+	// steps and work count against maxSteps and maxWork; err is the first limit hit.
+	steps, work int
+	err         error
 }
-
-const maxSteps = 1_000_000
 
 type cacheKey struct{ src, vars string }
 
@@ -145,6 +144,9 @@ func compile(src string, vars []string) (t *Template, err error) {
 	if !strings.Contains(src, "{{") && !strings.Contains(src, "{%") && !strings.Contains(src, "{#") {
 		t.literal = true
 		return t, nil
+	}
+	if len(src) > maxSource {
+		return nil, &Error{Offset: 0, Msg: fmt.Sprintf("a template with tags longer than %d KiB %s", maxSource>>10, limitNote)}
 	}
 	body, err := parseTemplate(src)
 	if err != nil {
@@ -381,14 +383,14 @@ func (t *Template) Eval(vars map[string]any) (res any, err error) {
 		return norm(t.fast.eval(vars)), nil
 	}
 	fr := framePool.Get().(*frame)
-	fr.vars, fr.consts, fr.steps = vars, t.consts, 0
+	fr.vars, fr.consts, fr.steps, fr.work, fr.err = vars, t.consts, 0, 0, nil
 	if cap(fr.locals) < t.nslots {
 		fr.locals = make([]any, t.nslots)
 	}
 	fr.locals = fr.locals[:t.nslots]
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, &Error{Offset: 0, Msg: fmt.Sprintf("internal error evaluating template %q: %v\n%s", t.src, r, debug.Stack())}
+			res, err = nil, &Error{Offset: 0, Msg: fmt.Sprintf("internal error evaluating template %q: %v", t.src, r)}
 		}
 		clear(fr.locals)
 		fr.vars, fr.consts = nil, nil
@@ -396,6 +398,11 @@ func (t *Template) Eval(vars map[string]any) (res any, err error) {
 	}()
 	if t.single != nil {
 		v, err := t.run(*t.single, fr)
+		if err == nil {
+			if err = checkResult(v); err != nil {
+				return nil, t.limit(t.single.pos, err)
+			}
+		}
 		return norm(v), err
 	}
 	var b strings.Builder
@@ -439,7 +446,16 @@ func (t *Template) run(p prog, fr *frame) (any, error) {
 	return out, nil
 }
 
+// limit is the error of a limit reached by the tag at pos.
+func (t *Template) limit(pos int, err error) error {
+	return &Error{Offset: pos, Msg: fmt.Sprintf("evaluating %s: %s", excerpt(t.src, pos), err)}
+}
+
+// excerpt is the tag of src around pos, from its {{ or {% on, for messages.
 func excerpt(src string, pos int) string {
+	if i := max(strings.LastIndex(src[:pos], "{{"), strings.LastIndex(src[:pos], "{%")); i >= 0 && !strings.Contains(src[i:pos], "}}") && !strings.Contains(src[i:pos], "%}") {
+		pos = i
+	}
 	s := src[pos:]
 	end := len(s)
 	for _, delim := range []string{"}}", "%}"} {
@@ -459,12 +475,19 @@ func (t *Template) exec(nodes []rnode, fr *frame, b *strings.Builder) error {
 		switch x := n.(type) {
 		case *rText:
 			b.WriteString(x.s)
+			if b.Len() > maxValue {
+				return &Error{Offset: 0, Msg: errOutput.Error()}
+			}
 		case *rOut:
 			v, err := t.run(x.p, fr)
 			if err != nil {
 				return err
 			}
-			b.WriteString(ToString(v))
+			s := ToString(v)
+			if b.Len()+len(s) > maxValue {
+				return t.limit(x.p.pos, errOutput)
+			}
+			b.WriteString(s)
 		case *rIf:
 			done := false
 			for i, c := range x.conds {
@@ -560,6 +583,9 @@ func (t *Template) loop(x *rFor, fr *frame, b *strings.Builder) error {
 	if x.cond != nil {
 		var kept []any
 		for _, it := range items {
+			if !fr.spend(1) {
+				return t.limit(x.pos, fr.err)
+			}
 			if err := assign(fr, x.slots, it, x.pos); err != nil {
 				return err
 			}
@@ -579,9 +605,8 @@ func (t *Template) loop(x *rFor, fr *frame, b *strings.Builder) error {
 	li := &loopInfo{items: items}
 	fr.locals[x.loopSlot] = li
 	for i, it := range items {
-		fr.steps++
-		if fr.steps > maxSteps {
-			return &Error{Offset: x.pos, Msg: "too many loop iterations"}
+		if !fr.spend(1) {
+			return t.limit(x.pos, fr.err)
 		}
 		li.i = i
 		if err := assign(fr, x.slots, it, x.pos); err != nil {
@@ -589,9 +614,6 @@ func (t *Template) loop(x *rFor, fr *frame, b *strings.Builder) error {
 		}
 		if err := t.exec(x.body, fr, b); err != nil {
 			return err
-		}
-		if b.Len() > 16<<20 {
-			return &Error{Offset: x.pos, Msg: "template output too large"}
 		}
 	}
 	return nil

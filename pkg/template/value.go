@@ -293,6 +293,10 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 		b.WriteString("...")
 		return
 	}
+	if b.Len() > maxValue {
+		// Too large to be of use: whoever uses the text finds it above maxValue.
+		return
+	}
 	switch x := v.(type) {
 	case string:
 		writeStrRepr(b, x)

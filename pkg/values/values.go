@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"connector/pkg/diag"
+	"connector/pkg/yamlguard"
 )
 
 // Values are loaded testing values.
@@ -34,20 +35,40 @@ type Values struct {
 	overridden map[string]bool
 }
 
-// Load reads testing values from path, or from stdin when path is "-".
+// Limits of a testing values file (SPEC 11.8): a file beyond them is refused with a
+// diagnostic, before it can take the time or the memory of the tool.
+const (
+	// maxFileSize is the size of the file (or of what stdin gives).
+	maxFileSize = 16 << 20
+	// maxEntries bounds the YAML nodes the parser builds: the separators , : - ? [ {.
+	maxEntries = 250_000
+	// maxNodes is the size of the values with every YAML alias expanded.
+	maxNodes = 600_000
+	// maxDepth is their nesting.
+	maxDepth = 100
+)
+
+const limitNote = "(a limit of connector)"
+
+// Load reads testing values from path, or from stdin when path is "-", at most
+// maxFileSize bytes of them (so that a device such as /dev/zero ends at once).
 func Load(path string, stdin io.Reader) (*Values, error) {
 	var data []byte
 	var err error
 	if path == "-" {
-		data, err = io.ReadAll(stdin)
-		if err != nil {
-			return nil, fmt.Errorf("reading testing values from stdin: %w", err)
-		}
+		data, err = yamlguard.ReadAll(stdin, maxFileSize)
 	} else {
-		data, err = os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
+		data, err = yamlguard.ReadFile(path, maxFileSize)
+	}
+	var tl *yamlguard.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return nil, diag.List{{File: displayName(path), Severity: diag.Error, Code: diag.CodeTestingValues,
+			Message: fmt.Sprintf("the testing values are %s %s", err, limitNote)}}
+	case err != nil && path == "-":
+		return nil, fmt.Errorf("reading testing values from stdin: %w", err)
+	case err != nil:
+		return nil, err
 	}
 	return Parse(path, data)
 }
@@ -71,16 +92,28 @@ func (v *Values) Name() string {
 	return v.File
 }
 
+func displayName(file string) string {
+	if file == "-" {
+		return "<stdin>"
+	}
+	return file
+}
+
 // Parse reads testing values from data; file names them in messages.
 func Parse(file string, data []byte) (*Values, error) {
-	name := file
-	if name == "-" {
-		name = "<stdin>"
-	}
+	name := displayName(file)
 	v := &Values{File: file, overridden: map[string]bool{}}
+	if line, col, ok := yamlguard.CheckEntries(data, maxEntries); !ok {
+		return nil, diag.List{{File: name, Line: line, Column: col, Severity: diag.Error, Code: diag.CodeYAML,
+			Message: fmt.Sprintf("the testing values have more than %d YAML entries %s", maxEntries, limitNote),
+			Hint:    "every `,` `:` `-` `?` `[` `{` counts one entry"}}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, diag.List{yamlDiag(name, err)}
+	}
+	if d, ok := checkAliases(name, &doc); !ok {
+		return nil, diag.List{d}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		v.Map = map[string]any{}
@@ -131,16 +164,36 @@ func kindName(n *yaml.Node) string {
 	return "something else"
 }
 
-// plain converts a YAML node to plain values; aliases are followed.
+// checkAliases applies maxNodes and maxDepth to the document with every alias expanded.
+func checkAliases(name string, doc *yaml.Node) (diag.Diagnostic, bool) {
+	err := yamlguard.Check(doc, maxNodes, maxDepth, nil)
+	var p *yamlguard.Problem
+	if err == nil || !errors.As(err, &p) {
+		return diag.Diagnostic{}, true
+	}
+	d := diag.Diagnostic{File: name, Line: p.Node.Line, Column: p.Node.Column, Severity: diag.Error, Code: diag.CodeYAML}
+	switch p.Kind {
+	case yamlguard.RecursiveAlias:
+		d.Message = fmt.Sprintf("the alias *%s is inside the value its anchor names, so it never ends", p.Node.Value)
+	case yamlguard.TooManyNodes:
+		d.Message = fmt.Sprintf("the testing values expand to more than %d nodes through YAML aliases %s", maxNodes, limitNote)
+	default:
+		d.Message = fmt.Sprintf("the testing values nest more than %d levels deep %s", maxDepth, limitNote)
+	}
+	return d, false
+}
+
+// plain converts a YAML node to plain values; aliases are followed. The document was
+// checked by checkAliases; the budget here only keeps a defect from being a crash.
 func plain(n *yaml.Node) (any, error) {
 	budget := maxPlainNodes
 	return plainAt(n, 0, &budget)
 }
 
-// Limits of plain, so that a recursive alias or an alias bomb is an error, not a crash.
+// Limits of plain, a little above those of checkAliases.
 const (
-	maxPlainDepth = 100
-	maxPlainNodes = 1_000_000
+	maxPlainDepth = maxDepth + 2
+	maxPlainNodes = maxNodes + 2
 )
 
 func plainAt(n *yaml.Node, depth int, budget *int) (any, error) {
