@@ -196,3 +196,12 @@ func FuzzDatetimeFormats(f *testing.F) {
 		_, _ = ParseTime(input, format)
 	})
 }
+
+// BenchmarkParseTime parses the most common cursor format of the corpus.
+func BenchmarkParseTime(b *testing.B) {
+	for b.Loop() {
+		if _, err := ParseTime("2024-01-02T03:04:05.678Z", "%Y-%m-%dT%H:%M:%S.%fZ"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -29,10 +29,11 @@ func strftime(d dtime, format string) string {
 // library: only right after a %, and a %% pair is kept as it is. A naive datetime or a
 // date has an empty %z and %Z.
 func pythonSubstitutions(d dtime, format string) string {
-	if !strings.Contains(format, "%") {
+	if !strings.Contains(format, "%z") && !strings.Contains(format, "%Z") && !strings.Contains(format, "%f") {
 		return format
 	}
 	var b strings.Builder
+	b.Grow(len(format) + 8)
 	for i := 0; i < len(format); i++ {
 		c := format[i]
 		if c != '%' || i+1 == len(format) {
@@ -105,6 +106,7 @@ func glibcStrftime(d dtime, format string) string {
 
 func glibcFormat(d dtime, format string, limit int) string {
 	var b strings.Builder
+	b.Grow(len(format) + 16)
 	t := d.t
 	for i := 0; i < len(format) && b.Len() <= limit; i++ {
 		if format[i] != '%' {
@@ -321,7 +323,8 @@ func padNumber(b *strings.Builder, v int64, natural int, spaces bool, fl strftim
 	if fl.width >= 0 {
 		width = max(width, fl.width)
 	}
-	digits := strconv.FormatInt(v, 10)
+	var buf [24]byte
+	digits := strconv.AppendInt(buf[:0], v, 10)
 	sign := ""
 	if v < 0 {
 		sign, digits = "-", digits[1:]
@@ -336,7 +339,7 @@ func padNumber(b *strings.Builder, v int64, natural int, spaces bool, fl strftim
 	if pad != '0' {
 		b.WriteString(sign)
 	}
-	b.WriteString(digits)
+	b.Write(digits)
 }
 
 func hour12(h int) int {
