@@ -773,9 +773,12 @@ type failure struct {
 	hint string
 }
 
+// isMissing reports a failure about a key the object lacks (whose name may be "").
+func (f failure) isMissing() bool { return f.keyword == "required" || f.keyword == "dependencies" }
+
 // String is the message of the failure as the user reads it.
 func (f failure) String() string {
-	if f.missing != "" {
+	if f.isMissing() {
 		s := fmt.Sprintf("missing required testing value %q", strings.Join(child(f.path, f.missing), "."))
 		if f.msg != "" {
 			s += " (" + f.msg + ")"

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"slices"
 	"testing"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -108,6 +110,7 @@ func TestSchemaKeywords(t *testing.T) {
 			[]string{`/r testing value "r": value must be one of {"a":1}, [1,2]`}},
 		{"enum of one", `{properties: {r: {enum: [eu]}}}`, `r: us`,
 			[]string{`/r testing value "r": value must be 'eu'`}},
+		{"required names the empty key", `{required: [""]}`, `a: 1`, []string{`/ missing required testing value ""`}},
 		{"const passes", `{properties: {k: {const: oauth}}}`, `k: oauth`, nil},
 		{"const miss", `{properties: {k: {const: oauth}}}`, `k: api_key`,
 			[]string{`/k testing value "k": value must be 'oauth'`}},
@@ -610,7 +613,8 @@ func TestSchemaCorpus(t *testing.T) {
 }
 
 // FuzzSchema compiles arbitrary schemas and checks arbitrary values against the ones that
-// compile: neither may panic, and a failure always says something.
+// compile: neither may panic, a failure always says something, and where the oracle of
+// oracle_test.go compiles the schema too, both give the same answer.
 func FuzzSchema(f *testing.F) {
 	for _, seed := range [][2]string{
 		{`{"type":"object","required":["a"],"properties":{"a":{"type":"integer","minimum":1}}}`, `{"a":0}`},
@@ -648,10 +652,53 @@ func FuzzSchema(f *testing.F) {
 		if dec.Decode(&value) != nil {
 			value = valueJSON
 		}
-		for _, fl := range s.validate(value) {
-			if fl.msg == "" && fl.missing == "" {
+		failures := s.validate(value)
+		for _, fl := range failures {
+			if fl.msg == "" && !fl.isMissing() {
 				t.Fatalf("a failure without a message at %q", fl.path)
 			}
 		}
+		// The answer must be the oracle's (oracle_test.go), where the oracle gives one and
+		// no deliberate difference is in play.
+		if !utf8.ValidString(schemaJSON) || !utf8.ValidString(valueJSON) || hugeNumber(raw) || hugeNumber(value) || tooComplex(failures) {
+			return
+		}
+		schemaText, err := json.Marshal(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(schemaText, []byte(`\\s`)) || bytes.Contains(schemaText, []byte(`\\S`)) || bytes.Contains(schemaText, []byte(`\\c`)) {
+			return // ECMA-262's \s and \c here, Go's in the oracle
+		}
+		valueText, err := json.Marshal(value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, compileErr, validateErr := oracle(pruneIgnored(t, string(schemaText)), string(valueText))
+		if compileErr != nil || validateErr != nil && strings.Contains(validateErr.Error(), "infinite loop") {
+			return
+		}
+		if got := len(failures) == 0; got != want {
+			t.Fatalf("schema %s\nvalue  %s\nours: valid=%v %v\noracle: valid=%v %v", schemaText, valueText, got, failures, want, validateErr)
+		}
 	})
+}
+
+// hugeNumber reports a number whose exponent is past maxExponent: ours reads it as a
+// float64 does (an infinity or 0), the oracle exactly.
+func hugeNumber(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		exp, _ := jsonNumberExponent(string(x))
+		return exp > maxExponent || exp < -maxExponent
+	case []any:
+		return slices.ContainsFunc(x, hugeNumber)
+	case map[string]any:
+		for _, e := range x {
+			if hugeNumber(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
