@@ -58,6 +58,7 @@ type schema struct {
 
 	maxLength, minLength int64
 	pattern              *regexp.Regexp
+	patternText          string // the pattern as written, for messages
 
 	items           *schema   // the schema of every item
 	tuple           []*schema // the schema of each position, when items is a list
@@ -103,8 +104,13 @@ func (e schemaError) Error() string { return strings.Join(e, "; ") }
 // compiler turns the plain value of a schema into schema nodes.
 type compiler struct {
 	root map[string]any
-	// base is the root's $id without its fragment: a $ref to it stays in the document.
-	base string
+	// resources maps the absolute URI of each schema that has an $id (and the root's base
+	// URI, "" when it has no $id) to where that schema is written; anchors does the same for
+	// the plain-name fragments of $id ("#foo"), keyed "uri#foo". bases holds the base URI
+	// in effect at each schema, by pointer. A $ref is resolved against them, so that a
+	// reference under a nested $id means what draft-07 says it means.
+	resources, anchors map[string][]string
+	bases              map[string]string
 	// nodes holds every schema compiled, by pointer, so that a schema reached both where
 	// it is written and through $ref is compiled once, and recursive references close.
 	nodes map[string]*schema
@@ -115,10 +121,9 @@ type compiler struct {
 // float64 or json.Number (the manifest loader gives int and float64). Every problem of the
 // schema itself is reported at once.
 func compileSchema(spec map[string]any) (*schema, error) {
-	c := &compiler{root: spec, nodes: map[string]*schema{}}
-	if id, ok := spec["$id"].(string); ok {
-		c.base, _, _ = strings.Cut(id, "#")
-	}
+	c := &compiler{root: spec, nodes: map[string]*schema{},
+		resources: map[string][]string{"": nil}, anchors: map[string][]string{}, bases: map[string]string{}}
+	c.index(nil, spec, "")
 	root := c.compile(nil, spec)
 	if len(c.errs) == 0 {
 		c.findLoops()
@@ -208,6 +213,7 @@ func (c *compiler) keywords(s *schema, at []string, m map[string]any) {
 	s.minLength = c.count(at, m, "minLength")
 	if raw, ok := m["pattern"]; ok {
 		s.pattern = c.regexp(child(at, "pattern"), raw)
+		s.patternText, _ = raw.(string)
 	}
 
 	if raw, ok := m["items"]; ok {
@@ -448,7 +454,7 @@ func (c *compiler) regexp(at []string, raw any) *regexp.Regexp {
 		c.errs = append(c.errs, fmt.Sprintf("%s: must be a regular expression, got %s", where(pointer(at)), describe(raw)))
 		return nil
 	}
-	re, err := regexp.Compile(p)
+	re, err := regexp.Compile(ecmaPattern(p))
 	if err != nil {
 		reason := err.Error()
 		var se *syntax.Error
@@ -464,34 +470,186 @@ func (c *compiler) regexp(at []string, raw any) *regexp.Regexp {
 	return re
 }
 
-// ref resolves a $ref written in the schema at at. Only references inside the document
-// are followed: "#", a JSON pointer "#/definitions/x" (with ~0, ~1 and %-escapes), or the
-// same with the root's $id in front.
+// ecmaSpace is ECMA-262's \s, written as the ranges of a Go character class: Go's own \s
+// is ASCII whitespace only, and ECMA-262's takes in Unicode's spaces, the line
+// separators and the byte-order mark. ecmaNonSpace is every other code point (\S).
+const (
+	ecmaSpace    = `\t-\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
+	ecmaNonSpace = `\x00-\x08\x0e-\x1f\x21-\x9f\x{a1}-\x{167f}\x{1681}-\x{1fff}\x{200b}-\x{2027}\x{202a}-\x{202e}` +
+		`\x{2030}-\x{205e}\x{2060}-\x{2fff}\x{3001}-\x{fefe}\x{ff00}-\x{10ffff}`
+)
+
+// ecmaPattern rewrites the escapes of an ECMA-262 pattern that Go's regexp reads
+// differently or not at all: \s and \S (Unicode whitespace in ECMA-262) and the control
+// escapes \cA … \cZ. The rest of the common syntax means the same in both.
+func ecmaPattern(p string) string {
+	if !strings.Contains(p, `\`) {
+		return p
+	}
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		ch := p[i]
+		switch {
+		case ch == '\\' && i+1 < len(p):
+			next := p[i+1]
+			i++
+			switch {
+			case next == 's' || next == 'S':
+				set := ecmaSpace
+				if next == 'S' {
+					set = ecmaNonSpace
+				}
+				if inClass {
+					b.WriteString(set)
+				} else {
+					b.WriteString("[" + set + "]")
+				}
+			case next == 'c' && i+1 < len(p) && ('a' <= p[i+1] && p[i+1] <= 'z' || 'A' <= p[i+1] && p[i+1] <= 'Z'):
+				fmt.Fprintf(&b, `\x%02x`, p[i+1]%32)
+				i++
+			default:
+				b.WriteByte(ch)
+				b.WriteByte(next)
+			}
+		case ch == '[':
+			inClass = true
+			b.WriteByte(ch)
+		case ch == ']':
+			inClass = false
+			b.WriteByte(ch)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
+}
+
+// schemaKeywords says which keywords hold schemas, and how: "one" schema, a "list" of
+// them, or an object of names to schemas ("map"). items holds one schema or a list, and
+// dependencies mixes schemas with lists of names.
+var schemaKeywords = map[string]string{
+	"additionalItems": "one", "additionalProperties": "one", "contains": "one", "propertyNames": "one",
+	"if": "one", "then": "one", "else": "one", "not": "one", "items": "one or list",
+	"allOf": "list", "anyOf": "list", "oneOf": "list",
+	"properties": "map", "patternProperties": "map", "definitions": "map", "$defs": "map", "dependencies": "map",
+}
+
+// index walks the schemas of the document, keyword by keyword (an $id inside an enum, a
+// const or an unknown keyword names nothing), and records the base URI in effect at each
+// and the schemas that $id names. base is the base URI of the schema around raw. Next to
+// $ref, draft-07 ignores every keyword, $id included; only definitions are still walked,
+// as they are compiled.
+func (c *compiler) index(at []string, raw any, base string) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return
+	}
+	_, hasRef := m["$ref"]
+	if id, ok := m["$id"].(string); ok && !hasRef {
+		doc, frag, _ := strings.Cut(id, "#")
+		if doc != "" {
+			base = resolveURI(base, doc)
+			c.declare(at, c.resources, base, id)
+		}
+		if frag != "" && !strings.HasPrefix(frag, "/") {
+			c.declare(at, c.anchors, base+"#"+frag, id)
+		}
+	}
+	c.bases[pointer(at)] = base
+	for _, kw := range slices.Sorted(maps.Keys(m)) {
+		if hasRef && kw != "definitions" && kw != "$defs" {
+			continue
+		}
+		how := schemaKeywords[kw]
+		switch x := m[kw].(type) {
+		case map[string]any:
+			if how == "map" {
+				for _, k := range slices.Sorted(maps.Keys(x)) {
+					c.index(child(at, kw, k), x[k], base)
+				}
+			} else if strings.HasPrefix(how, "one") {
+				c.index(child(at, kw), x, base)
+			}
+		case []any:
+			if strings.HasSuffix(how, "list") {
+				for i, e := range x {
+					c.index(child(at, kw, strconv.Itoa(i)), e, base)
+				}
+			}
+		}
+	}
+}
+
+// declare records that the schema at at is named uri (by the $id id), once.
+func (c *compiler) declare(at []string, names map[string][]string, uri, id string) {
+	if prev, ok := names[uri]; ok {
+		c.failf(at, "$id", "%q names the same schema as the $id at %s; each $id must be unique", id, where(pointer(prev)))
+		return
+	}
+	names[uri] = at
+}
+
+// resolveURI resolves a URI reference (without its fragment) against a base URI; a
+// reference that is not a URI stays as written.
+func resolveURI(base, ref string) string {
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ref
+	}
+	if b, err := url.Parse(base); err == nil && base != "" {
+		u = b.ResolveReference(u)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+// baseOf is the base URI a $ref written at at is resolved against: that of the nearest
+// schema around it that the index walked.
+func (c *compiler) baseOf(at []string) string {
+	for i := len(at); i >= 0; i-- {
+		if b, ok := c.bases[pointer(at[:i])]; ok {
+			return b
+		}
+	}
+	return ""
+}
+
+// ref resolves a $ref written in the schema at at, against the base URI there. Only
+// schemas inside the document are found: the root, a schema with an $id, a JSON pointer
+// from one of them ("#/definitions/x", with ~0, ~1 and %-escapes), or a plain-name
+// fragment that an $id declares ("#foo").
 func (c *compiler) ref(at []string, raw any) *schema {
 	r, ok := raw.(string)
 	if !ok {
 		c.failf(at, "$ref", "must be a string, got %s", describe(raw))
 		return nil
 	}
-	base, frag, _ := strings.Cut(r, "#")
-	if base != "" && base != c.base {
+	docRef, frag, _ := strings.Cut(r, "#")
+	doc := c.baseOf(at)
+	if docRef != "" {
+		doc = resolveURI(doc, docRef)
+	}
+	start, ok := c.resources[doc]
+	if !ok {
 		c.failf(at, "$ref", "%q points outside connection_specification; remote references are not supported, copy the schema under definitions and refer to it as \"#/definitions/…\"", r)
 		return nil
 	}
-	if id := c.nestedID(at); id != "" {
-		c.failf(at, "$ref", "%q is inside a schema with its own $id (at %s), which changes what it refers to; connector resolves references from the root of connection_specification only", r, where(id))
-		return nil
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		tokens, ok := c.anchors[doc+"#"+frag]
+		if !ok {
+			c.failf(at, "$ref", "%q names no schema: no schema in connection_specification has `$id: \"#%s\"`; use a JSON pointer such as \"#/definitions/name\"", r, frag)
+			return nil
+		}
+		target, _ := c.valueAt(tokens)
+		return c.compile(tokens, target)
 	}
 	frag, err := url.PathUnescape(frag)
 	if err != nil {
 		c.failf(at, "$ref", "%q has an invalid %%-escape", r)
 		return nil
 	}
-	if frag != "" && !strings.HasPrefix(frag, "/") {
-		c.failf(at, "$ref", "%q names an anchor, which is not supported; use a JSON pointer such as \"#/definitions/name\"", r)
-		return nil
-	}
-	var tokens []string
+	tokens := slices.Clone(start)
 	if frag != "" {
 		for _, t := range strings.Split(frag[1:], "/") {
 			t, ok := unescapeToken(t)
@@ -502,6 +660,16 @@ func (c *compiler) ref(at []string, raw any) *schema {
 			tokens = append(tokens, t)
 		}
 	}
+	target, ok := c.valueAt(tokens)
+	if !ok {
+		c.failf(at, "$ref", "%q points at nothing in connection_specification", r)
+		return nil
+	}
+	return c.compile(tokens, target)
+}
+
+// valueAt is the value of the document at tokens, if there is one.
+func (c *compiler) valueAt(tokens []string) (any, bool) {
 	var target any = c.root
 	for _, t := range tokens {
 		ok := false
@@ -515,38 +683,10 @@ func (c *compiler) ref(at []string, raw any) *schema {
 			}
 		}
 		if !ok {
-			c.failf(at, "$ref", "%q points at nothing in connection_specification", r)
-			return nil
+			return nil, false
 		}
 	}
-	return c.compile(tokens, target)
-}
-
-// nestedID returns the pointer of the nearest schema above at, other than the root,
-// that has an $id with a URI: references under it are relative to that URI.
-func (c *compiler) nestedID(at []string) string {
-	var cur any = c.root
-	found := ""
-	for i := 0; i < len(at)-1; i++ {
-		switch x := cur.(type) {
-		case map[string]any:
-			cur = x[at[i]]
-		case []any:
-			n, ok := listIndex(at[i], len(x))
-			if !ok {
-				return found
-			}
-			cur = x[n]
-		default:
-			return found
-		}
-		if m, ok := cur.(map[string]any); ok {
-			if id, ok := m["$id"].(string); ok && !strings.HasPrefix(id, "#") {
-				found = pointer(at[:i+1])
-			}
-		}
-	}
-	return found
+	return target, true
 }
 
 // findLoops reports a schema that applies itself to the same value again ($ref, allOf,
@@ -633,9 +773,12 @@ type failure struct {
 	hint string
 }
 
+// isMissing reports a failure about a key the object lacks (whose name may be "").
+func (f failure) isMissing() bool { return f.keyword == "required" || f.keyword == "dependencies" }
+
 // String is the message of the failure as the user reads it.
 func (f failure) String() string {
-	if f.missing != "" {
+	if f.isMissing() {
 		s := fmt.Sprintf("missing required testing value %q", strings.Join(child(f.path, f.missing), "."))
 		if f.msg != "" {
 			s += " (" + f.msg + ")"
@@ -790,7 +933,7 @@ func (s *schema) checkString(x string, fail func(kw, msg string)) {
 		}
 	}
 	if s.pattern != nil && !s.pattern.MatchString(x) {
-		fail("pattern", "must match the pattern "+s.pattern.String())
+		fail("pattern", "must match the pattern "+s.patternText)
 	}
 }
 
