@@ -6,6 +6,9 @@ DEMO_ADDR   ?= 127.0.0.1:8787
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME    ?= 30s
 GOBIN       ?= $(shell $(GO) env GOPATH)/bin
+# VERSION is what `connector --version` prints: git describe of the checkout, "dev" outside git.
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS     := -X connector/cmd.version=$(VERSION)
 SHELL       := bash
 
 .PHONY: help build test lint fmt-check vet staticcheck unit demo fuzz bench bench-go corpus clean
@@ -13,8 +16,8 @@ SHELL       := bash
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-build: ## build ./connector
-	$(GO) build -o $(BIN) .
+build: ## build ./connector, its version from git describe
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
 test: fmt-check vet staticcheck unit ## gofmt check, go vet, staticcheck, go test -race
 

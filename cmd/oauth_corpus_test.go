@@ -1,19 +1,17 @@
 package cmd
 
 import (
-	"os"
 	"strings"
 	"testing"
+
+	"connector/internal/testcorpus"
 )
 
 // ticktick.yaml's streams use components read does not run yet, but the OAuth flow needs only
 // its spec: `connector oauth` must get as far as printing the consent URL (and then time out,
 // as no browser answers).
 func TestOAuthOnARealDefinitionWithUnsupportedStreams(t *testing.T) {
-	def := "../../shared/corpus/airbyte-manifests/ticktick.yaml"
-	if _, err := os.Stat(def); err != nil {
-		t.Skip("corpus not present:", err)
-	}
+	def := testcorpus.File(t, "ticktick.yaml")
 	creds := writeFile(t, "creds.yaml", "authorization:\n  auth_type: Oauth\n  client_id: cid-123\n  client_secret: sec-456\n")
 	res := runCLI(t, "", "oauth", def, "--testing-values", creds, "--timeout", "50ms")
 	if res.Code != 1 {

@@ -62,14 +62,11 @@ streams:
 	return d.Authenticator
 }
 
-// tokenServer answers token requests with expires_in seconds, counting them; delay slows
-// each answer so that concurrent callers overlap.
-func tokenServer(t *testing.T, expiresIn string, delay time.Duration) (*httptest.Server, *atomic.Int32) {
+// tokenServer answers token requests with expires_in seconds, counting them.
+func tokenServer(t *testing.T, expiresIn string) (*httptest.Server, *atomic.Int32) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		i := n.Add(1)
-		time.Sleep(delay)
-		fmt.Fprintf(w, `{"access_token":"tok-%d","expires_in":%s}`, i, expiresIn)
+		fmt.Fprintf(w, `{"access_token":"tok-%d","expires_in":%s}`, n.Add(1), expiresIn)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &n
@@ -136,7 +133,7 @@ func TestRemainingTooShort(t *testing.T) {
 }
 
 func TestOAuthRefreshesOnlyNearExpiry(t *testing.T) {
-	srv, n := tokenServer(t, "3600", 0)
+	srv, n := tokenServer(t, "3600")
 	c := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	a, r := newTestOAuth(t, srv.URL, c, "", nil)
 	if got := bearerOf(t, a); got != "Bearer tok-1" {
@@ -156,7 +153,7 @@ func TestOAuthRefreshesOnlyNearExpiry(t *testing.T) {
 }
 
 func TestOAuthRenewForcesOneRefresh(t *testing.T) {
-	srv, n := tokenServer(t, "3600", 0)
+	srv, n := tokenServer(t, "3600")
 	c := &clock{now: time.Now()}
 	a, _ := newTestOAuth(t, srv.URL, c, "", nil)
 	bearerOf(t, a)
@@ -169,17 +166,33 @@ func TestOAuthRenewForcesOneRefresh(t *testing.T) {
 	}
 }
 
+// Callers that apply the authenticator while the first token request is on its way wait
+// for it instead of sending their own: the token endpoint holds that request until every
+// caller has started.
 func TestOAuthConcurrentApplySharesOneRefresh(t *testing.T) {
-	srv, n := tokenServer(t, "3600", 20*time.Millisecond)
+	const callers = 16
+	started := make(chan struct{}, callers)
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := n.Add(1)
+		if i == 1 {
+			for range callers {
+				<-started
+			}
+		}
+		fmt.Fprintf(w, `{"access_token":"tok-%d","expires_in":3600}`, i)
+	}))
+	t.Cleanup(srv.Close)
 	c := &clock{now: time.Now()}
 	a, _ := newTestOAuth(t, srv.URL, c, "", nil)
 	var wg sync.WaitGroup
-	got := make([]string, 16)
+	got := make([]string, callers)
 	for i := range got {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			b := request.New("data", "GET", "http://example.test/")
+			started <- struct{}{}
 			if err := a.Apply(context.Background(), b); err != nil {
 				t.Error(err)
 				return
@@ -190,7 +203,7 @@ func TestOAuthConcurrentApplySharesOneRefresh(t *testing.T) {
 	}
 	wg.Wait()
 	if n.Load() != 1 {
-		t.Errorf("%d refreshes for 16 concurrent requests, want 1", n.Load())
+		t.Errorf("%d refreshes for %d concurrent requests, want 1", n.Load(), callers)
 	}
 	for i, g := range got {
 		if g != "Bearer tok-1" {
@@ -200,7 +213,7 @@ func TestOAuthConcurrentApplySharesOneRefresh(t *testing.T) {
 }
 
 func TestOAuthStoredToken(t *testing.T) {
-	srv, n := tokenServer(t, "3600", 0)
+	srv, n := tokenServer(t, "3600")
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	extra := `
     access_token_value: "{{ config['access'] }}"

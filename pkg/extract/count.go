@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -9,15 +10,23 @@ import (
 // as soon as it knows how many records a page holds, before the page is validated (see
 // run's overlap). Count finds that number by the structure of the body alone: it follows
 // quotes, escapes and brackets, and checks nothing else, so it is several times faster than
-// Parse. On valid JSON it finds exactly the records Parse finds; on anything else its answer
-// means nothing, which is fine, since Parse decides and the read compares the two.
+// Parse. On valid JSON it finds exactly the records Parse finds, or says it cannot tell; on
+// anything else its answer means nothing, which is fine, since Parse decides and the read
+// compares the two.
+//
+// A key written twice keeps its last value in Parse, as in Python's json.loads. Count finds
+// the first value of each key of the path, so after the list it reads on through every
+// object of the path, and says it cannot tell when one of them holds its key again (or a
+// key spelled with escapes, which it does not decode). The members after the records are
+// usually few and small, so this costs little.
 //
 // The walk counts the nesting as Parse does: a bracket that opens a level deeper than
 // MaxDepth makes Count say it cannot tell, and Parse then refuses the body.
 
 // Count returns the number of elements of the list at path (keys only, no wildcard) in
-// body, or ok false when it cannot tell: the path does not lead to a list, or the body is
-// cut short or malformed in a way the walk notices. It allocates nothing.
+// body, or ok false when it cannot tell: the path does not lead to a list, an object of the
+// path holds its key again after it, or the body is cut short or malformed in a way the
+// walk notices. It allocates nothing.
 func Count(body []byte, path []string) (n int, ok bool) {
 	d := body
 	if len(path) >= MaxDepth {
@@ -36,16 +45,79 @@ func Count(body []byte, path []string) (n int, ok bool) {
 	if i >= len(d) || d[i] != '[' {
 		return 0, false
 	}
-	i = skipWS(d, i+1)
-	if i < len(d) && d[i] == ']' {
-		return 0, true
-	}
 	// The list is at nesting len(path)+1; its elements may open the rest.
-	room := MaxDepth - len(path) - 1
+	n, end, ok := countList(d, skipWS(d, i+1), MaxDepth-len(path)-1)
+	if !ok {
+		return 0, false
+	}
+	// From the innermost object of the path out, the members after the one followed.
+	for level := len(path) - 1; level >= 0; level-- {
+		if end = after(d, end, path[level], MaxDepth-level-1); end < 0 {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// countList counts the elements of the list whose first element (or closing bracket)
+// starts at d[i], and returns the index after its closing bracket. The elements may nest
+// room levels.
+func countList(d []byte, i int, room int) (n, end int, ok bool) {
+	if i < len(d) && d[i] == ']' {
+		return 0, i + 1, true
+	}
 	if useBlocks {
 		return countBlocks(d, i, room)
 	}
 	return countBytes(d, i, room)
+}
+
+// after walks the rest of an object of the path from d[i], just after the value of a
+// member, and returns the index after the object's closing brace; -1 when a later member
+// is key again (Parse keeps that one), when a later key has escapes, or when the walk
+// fails. The values passed over may nest room levels.
+func after(d []byte, i int, key string, room int) int {
+	for {
+		if i = skipWS(d, i); i >= len(d) {
+			return -1
+		}
+		if d[i] == '}' {
+			return i + 1
+		}
+		if d[i] != ',' {
+			return -1
+		}
+		if i = skipWS(d, i+1); i >= len(d) || d[i] != '"' {
+			return -1
+		}
+		start := i + 1
+		if i = pastString(d, start); i < 0 {
+			return -1
+		}
+		name := d[start : i-1]
+		if string(name) == key || bytes.IndexByte(name, '\\') >= 0 {
+			return -1
+		}
+		if i = skipWS(d, i); i >= len(d) || d[i] != ':' {
+			return -1
+		}
+		if i = skipValue(d, skipWS(d, i+1), room); i < 0 {
+			return -1
+		}
+	}
+}
+
+// skipValue is pastValue, 64 bytes at a time for an object or a list when this machine
+// can.
+func skipValue(d []byte, i int, room int) int {
+	if useBlocks && i < len(d) && (d[i] == '{' || d[i] == '[') {
+		// The value's own bracket is one of the room levels.
+		if _, end, ok := countBlocks(d, skipWS(d, i+1), room-1); ok {
+			return end
+		}
+		return -1
+	}
+	return pastValue(d, i, room)
 }
 
 // member finds key among the members of the object whose first key starts at d[i], and
@@ -150,22 +222,22 @@ func pastValue(d []byte, i int, room int) int {
 // countBytes counts the elements of a non-empty list whose first element starts at d[i],
 // a byte at a time: the elements are one more than the commas outside strings and outside
 // nested values, up to the list's closing bracket. The elements may nest room levels.
-func countBytes(d []byte, i int, room int) (int, bool) {
+func countBytes(d []byte, i int, room int) (n, end int, ok bool) {
 	commas, depth := 0, 0
 	for i < len(d) {
 		switch d[i] {
 		case '"':
 			if i = pastString(d, i+1); i < 0 {
-				return 0, false
+				return 0, 0, false
 			}
 			continue
 		case '{', '[':
 			if depth++; depth > room {
-				return 0, false
+				return 0, 0, false
 			}
 		case '}', ']':
 			if depth == 0 {
-				return commas + 1, true
+				return commas + 1, i + 1, true
 			}
 			depth--
 		case ',':
@@ -175,7 +247,7 @@ func countBytes(d []byte, i int, room int) (int, bool) {
 		}
 		i++
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // countBlocks is countBytes 64 bytes at a time: classify (SIMD) marks the quotes,
@@ -183,8 +255,9 @@ func countBytes(d []byte, i int, room int) (int, bool) {
 // those words. Quotes preceded by an odd run of backslashes are escaped; the bytes inside
 // strings are those between an unescaped quote and the next one (a running XOR of the quote
 // bits); only the brackets outside strings are visited one by one, and the commas between
-// two elements are counted a word at a time. The elements may nest room levels.
-func countBlocks(d []byte, i int, room int) (int, bool) {
+// two elements are counted a word at a time. The elements may nest room levels. It returns
+// the index after the list's closing bracket too.
+func countBlocks(d []byte, i int, room int) (n, end int, ok bool) {
 	var (
 		masks    [classifyBlocks * 4]uint64
 		tail     [64]byte
@@ -225,13 +298,13 @@ func countBlocks(d []byte, i int, room int) (int, bool) {
 						commas += bits.OnesCount64(commaBits & bitRange(from, at))
 					}
 					if depth++; depth > room {
-						return 0, false
+						return 0, 0, false
 					}
 					continue
 				}
 				if depth == 0 {
 					// The list's closing bracket.
-					return commas + bits.OnesCount64(commaBits&bitRange(from, at)) + 1, true
+					return commas + bits.OnesCount64(commaBits&bitRange(from, at)) + 1, i + b*64 + at + 1, true
 				}
 				if depth--; depth == 0 {
 					from = at + 1
@@ -243,7 +316,7 @@ func countBlocks(d []byte, i int, room int) (int, bool) {
 		}
 		i += blocks * 64
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // bitRange is the bits [from, to) of a word, 0 ≤ from ≤ to ≤ 64.

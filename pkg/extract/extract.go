@@ -380,6 +380,13 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		p.nest--
 		return m, nil
 	}
+	// An object on the field path may hold the key the path follows more than once. Like
+	// Python's json.loads, which the Airbyte CDK parses bodies with, the last value wins:
+	// the records found under an earlier one are dropped (see repeat).
+	var r repeat
+	if onPath && depth >= 0 && depth < len(p.path) {
+		r = repeat{wild: p.path[depth] == Wildcard, base: len(p.page.Records), notRecord: p.notRecord}
+	}
 	for {
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -401,9 +408,16 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		next := onPath && depth >= 0 && depth < len(p.path) &&
 			(p.path[depth] == Wildcard || keyIs(key, escaped, p.path[depth]))
 		valueStart := p.pos
+		var k string
+		if next {
+			k = r.enter(p, key, escaped)
+		}
 		v, err := p.value(depth+1, next, build)
 		if err != nil {
 			return nil, err
+		}
+		if next {
+			r.leave(p, k)
 		}
 		if p.nest == 1 && p.top != nil { // a member of the body's object (depth counts only the path)
 			p.top.note(keyString(key, escaped), valueStart-p.topBase, p.pos-p.topBase)
@@ -425,6 +439,86 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		default:
 			return nil, p.errorf("expected , or } in an object, found %q", p.data[p.pos])
 		}
+	}
+}
+
+// repeat keeps, for an object on the field path, the records of the last value of each key
+// the path follows, as a decoded map would hold them: a key written twice keeps its first
+// place and its last value.
+type repeat struct {
+	wild bool // the path matches every key of the object
+	// With a plain key: whether it was met already, the number of records before the
+	// object, and the scalar-at-the-path error as it was then.
+	met       bool
+	base      int
+	notRecord *NotRecordError
+	// With a wildcard: where each key's records are, in the order the keys first came, and
+	// where the records of the value being scanned must go.
+	members []keyRecords
+	at      int
+	start   int
+}
+
+// keyRecords is the records of one key's value under a wildcard: Records[start:end].
+type keyRecords struct {
+	key        string
+	start, end int
+}
+
+// enter is called before the value of a key that the path follows; it returns the key as
+// a string when the path is a wildcard (and "" otherwise).
+func (r *repeat) enter(p *parser, raw []byte, escaped bool) string {
+	if !r.wild {
+		if r.met {
+			p.page.Records = p.page.Records[:r.base]
+			p.notRecord = r.notRecord
+		}
+		r.met = true
+		return ""
+	}
+	key := keyString(raw, escaped)
+	r.at, r.start = len(r.members), len(p.page.Records)
+	for i, m := range r.members {
+		if m.key != key {
+			continue
+		}
+		// Drop the earlier value's records now, so that they do not count against
+		// Want.MaxRecords; the new ones take their place in leave.
+		n := m.end - m.start
+		p.page.Records = slices.Delete(p.page.Records, m.start, m.end)
+		for j := i + 1; j < len(r.members); j++ {
+			r.members[j].start -= n
+			r.members[j].end -= n
+		}
+		r.at, r.start = i, len(p.page.Records)
+		break
+	}
+	return key
+}
+
+// leave is called after the value of a key that the path follows.
+func (r *repeat) leave(p *parser, key string) {
+	if !r.wild {
+		return
+	}
+	recs := p.page.Records
+	end := len(recs)
+	if r.at == len(r.members) {
+		r.members = append(r.members, keyRecords{key: key, start: r.start, end: end})
+		return
+	}
+	// A repeated key: its new records move from the end back to its first place.
+	m := &r.members[r.at]
+	n := end - r.start
+	if n > 0 && m.start < r.start {
+		slices.Reverse(recs[m.start:r.start])
+		slices.Reverse(recs[r.start:end])
+		slices.Reverse(recs[m.start:end])
+	}
+	m.end = m.start + n
+	for j := r.at + 1; j < len(r.members); j++ {
+		r.members[j].start += n
+		r.members[j].end += n
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func raws(p *Page) []string {
@@ -82,6 +84,67 @@ func TestParseRecords(t *testing.T) {
 	}
 }
 
+// A key written twice keeps its last value, as Python's json.loads decides (the Airbyte
+// CDK parses bodies with it): the records are those of the last value at each step of the
+// field path, and a key under a wildcard keeps its first place. Each want is Python's
+// answer (json.loads, then the CDK's DpathExtractor).
+func TestParseRepeatedKeys(t *testing.T) {
+	tests := []struct {
+		body string
+		path []string
+		want []string
+	}{
+		{`{"data":[{"id":1},{"id":2}],"data":[{"id":3}]}`, []string{"data"}, []string{`{"id":3}`}},
+		{`{"data":[{"id":1}],"data":null}`, []string{"data"}, nil},
+		{`{"data":"x","data":[{"id":1}]}`, []string{"data"}, []string{`{"id":1}`}},
+		{`{"data":[{"id":1}],"d\u0061ta":[{"id":2}]}`, []string{"data"}, []string{`{"id":2}`}},
+		{`{"a":{"b":[1]},"a":{"b":[2,3]}}`, []string{"a", "b"}, []string{`2`, `3`}},
+		{`{"a":{"b":[1],"b":[2]},"a":{"c":1}}`, []string{"a", "b"}, nil},
+		{`{"a":{"b":[1],"b":[{"k":2}]}}`, []string{"a", "b"}, []string{`{"k":2}`}},
+		{`{"x":{"v":1},"y":{"v":2},"x":{"v":3}}`, []string{"*"}, []string{`{"v":3}`, `{"v":2}`}},
+		{`{"x":{"v":1},"x":{"v":2},"x":{"v":3},"y":{"v":4}}`, []string{"*"}, []string{`{"v":3}`, `{"v":4}`}},
+		{`{"r":{"a":[{"k":1}],"b":[{"k":2}],"a":[{"k":3},{"k":4}]}}`, []string{"r", "*"}, []string{`[{"k":3},{"k":4}]`, `[{"k":2}]`}},
+		{`{"r":{"a":{"d":[1,2]},"b":{"d":[3]},"a":{"d":[]}}}`, []string{"r", "*", "d"}, []string{`[]`, `[3]`}},
+		{`{"r":[{"d":[1]},{"d":[2],"d":[3]}]}`, []string{"r", "1", "d"}, []string{`3`}},
+		{`{"r":[{"d":1,"d":{"k":1}}]}`, []string{"r", "*", "d"}, []string{`{"k":1}`}},
+	}
+	for _, tt := range tests {
+		for _, want := range []Want{{}, {Body: true}, {Values: true}, {Body: true, LazyBody: true}, {MaxRecords: 2}} {
+			p, err := Parse([]byte(tt.body), tt.path, want)
+			if err != nil {
+				t.Errorf("%s at %v with %+v: %v", tt.body, tt.path, want, err)
+				continue
+			}
+			if got := raws(p); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("%s at %v with %+v: records %q, want %q", tt.body, tt.path, want, got, tt.want)
+			}
+		}
+	}
+}
+
+// A record that holds a key twice is emitted as the API wrote it; the value a template
+// reads (last_records, a record filter) and the body keep the last value, as in Python.
+func TestParseRepeatedKeyInsideARecord(t *testing.T) {
+	p, err := Parse([]byte(`{"data":[{"id":1,"id":2}],"next":"a","next":"b"}`), []string{"data"}, Want{Body: true, Values: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Records) != 1 || string(p.Records[0].Raw) != `{"id":1,"id":2}` ||
+		!reflect.DeepEqual(p.Records[0].Value, map[string]any{"id": json.Number("2")}) {
+		t.Errorf("records %+v", p.Records)
+	}
+	if next := p.Body.(map[string]any)["next"]; next != "b" {
+		t.Errorf("body next %v, want b", next)
+	}
+	lazy, err := Parse([]byte(`{"data":[],"next":"a","next":"b"}`), []string{"data"}, Want{Body: true, LazyBody: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next, _ := lazy.Body.(*Object).Get("next"); next != "b" {
+		t.Errorf("lazy body next %v, want b", next)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{`<html>oops</html>`, `invalid JSON at byte 0: unexpected '<'`},
@@ -111,8 +174,18 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"data":[`+objects(MaxDepth-2)+`]}`), "data")
 	f.Add([]byte(`{"data":[`+objects(MaxDepth-1)+`]}`), "data")
 	f.Add([]byte(`{"data":[{"x":`+arrays(MaxDepth-2)+`}]}`), "data")
+	f.Add([]byte(`{"data":[{"id":1},{"id":2}],"data":[{"id":3}],"d\u0061ta":null}`), "data")
+	f.Add([]byte(`{"x":{"v":1},"y":[2],"x":{"v":3,"v":4}}`), "*")
+	f.Add([]byte(`[{"a":1},{"a":2,"a":3}]`), "1")
+	f.Add([]byte(`{"r":{"a":{"d":[1,2]},"b":{"d":[3]},"a":{"d":[]}}}`), "r/*/d")
+	f.Add([]byte(`{"a":{"b":[1]},"a":{"b":[2,3]}}`), "a/b")
 	f.Fuzz(func(t *testing.T, body []byte, seg string) {
-		p, err := Parse(body, []string{seg}, Want{Body: true, Values: true})
+		// seg is one segment of the field path, or several separated by slashes.
+		path := []string{seg}
+		if strings.Contains(seg, "/") {
+			path = strings.Split(seg, "/")
+		}
+		p, err := Parse(body, path, Want{Body: true, Values: true})
 		var de *DepthError
 		if errors.As(err, &de) {
 			// Valid or not, a body refused for its depth opens more levels than the limit.
@@ -120,7 +193,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse: %v, but the body opens only %d objects and lists", err, opens)
 			}
 			for _, want := range []Want{{}, {Body: true, LazyBody: true}} {
-				if _, err2 := Parse(body, []string{seg}, want); !errors.As(err2, &de) {
+				if _, err2 := Parse(body, path, want); !errors.As(err2, &de) {
 					t.Fatalf("Parse with %+v: %v; with bodies and values: %v", want, err2, err)
 				}
 			}
@@ -141,7 +214,24 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("record %q is not valid JSON", r.Raw)
 			}
 		}
-		lazy, err := Parse(body, []string{seg}, Want{Body: true, LazyBody: true})
+		// The records are those of the body as encoding/json decodes it, which, like
+		// Python's json.loads, keeps the last value of a key written twice. (Python refuses
+		// a body that is not UTF-8, and encoding/json changes its keys: no reference then.)
+		if utf8.Valid(body) {
+			want, ordered := referenceRecords(decoded(t, string(body)), path)
+			got := make([]string, len(p.Records))
+			for i, r := range p.Records {
+				got[i] = canonical(decoded(t, string(r.Raw)))
+			}
+			if !ordered {
+				slices.Sort(got)
+				slices.Sort(want)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("records at %q: %q, want %q", seg, got, want)
+			}
+		}
+		lazy, err := Parse(body, path, Want{Body: true, LazyBody: true})
 		if err != nil {
 			t.Fatalf("Parse with LazyBody: %v", err)
 		}
@@ -153,6 +243,67 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("body %#v, want %#v", lazy.Body, p.Body)
 		}
 	})
+}
+
+// referenceRecords is what Parse finds at path in body, a value decoded by encoding/json,
+// each record as canonical JSON; ordered is false when a wildcard went through the members
+// of an object (their order is not in a Go map).
+func referenceRecords(body any, path []string) (records []string, ordered bool) {
+	ordered = true
+	var matched []any
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		if len(path) == 0 {
+			matched = append(matched, v)
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			if path[0] == Wildcard {
+				ordered = ordered && len(v) < 2
+				for _, e := range v {
+					walk(e, path[1:])
+				}
+			} else if e, ok := v[path[0]]; ok {
+				walk(e, path[1:])
+			}
+		case []any:
+			for i, e := range v {
+				if path[0] == Wildcard || path[0] == itoa(i) {
+					walk(e, path[1:])
+				}
+			}
+		}
+	}
+	walk(body, path)
+	if slices.Contains(path, Wildcard) {
+		// Every value matched is one record, a list as a whole.
+		for _, v := range matched {
+			records = append(records, canonical(v))
+		}
+		return records, ordered
+	}
+	for _, v := range matched {
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				records = append(records, canonical(e))
+			}
+		case nil:
+		default:
+			records = append(records, canonical(v))
+		}
+	}
+	return records, ordered
+}
+
+// canonical is v as JSON with sorted keys.
+func canonical(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 // skip agrees with encoding/json on what a valid value is, and says whether it holds

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"connector/internal/testcorpus"
 	"connector/pkg/diag"
 )
 
@@ -284,10 +285,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func BenchmarkLoadStripe(b *testing.B) {
-	path := corpusDir + "/stripe.yaml"
-	if !exists(path) {
-		b.Skip("corpus not found")
-	}
+	path := testcorpus.File(b, "stripe.yaml")
 	for b.Loop() {
 		Load(path)
 	}

@@ -117,23 +117,22 @@ func TestRecordWriterReportsAFailedWrite(t *testing.T) {
 	}
 }
 
-// slowWriter takes its time over every write and keeps what it was given.
-type slowWriter struct {
+// countingWriter keeps what it was given and counts the writes.
+type countingWriter struct {
 	buf    bytes.Buffer
 	writes int
 }
 
-func (s *slowWriter) Write(p []byte) (int, error) {
-	time.Sleep(200 * time.Microsecond)
-	s.writes++
-	return s.buf.Write(p)
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes++
+	return c.buf.Write(p)
 }
 
-// Pages handed to a slow stdout come out whole and in order, and the read is held back
-// instead of buffering without bound: never more than maxChunks chunks exist.
-func TestRecordWriterSlowOutputKeepsOrderAndBoundsMemory(t *testing.T) {
-	sw := &slowWriter{}
-	w, _ := NewRecordWriter(sw, FormatRecords, nil)
+// Pages come out whole and in order, gathered into chunks, and never more than maxChunks
+// chunks exist.
+func TestRecordWriterManyPagesKeepOrderAndBoundMemory(t *testing.T) {
+	cw := &countingWriter{}
+	w, _ := NewRecordWriter(cw, FormatRecords, nil)
 	var want bytes.Buffer
 	for page := range 200 {
 		var raws [][]byte
@@ -153,30 +152,89 @@ func TestRecordWriterSlowOutputKeepsOrderAndBoundsMemory(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(sw.buf.Bytes(), want.Bytes()) {
-		t.Fatalf("output differs: %d bytes, want %d", sw.buf.Len(), want.Len())
+	if !bytes.Equal(cw.buf.Bytes(), want.Bytes()) {
+		t.Fatalf("output differs: %d bytes, want %d", cw.buf.Len(), want.Len())
 	}
 	if w.out.made > maxChunks {
 		t.Errorf("%d chunks made, at most %d may exist", w.out.made, maxChunks)
 	}
-	if sw.writes >= 200*2 {
-		t.Errorf("%d writes for 200 pages: chunks are not gathered", sw.writes)
+	if cw.writes >= 200*2 {
+		t.Errorf("%d writes for 200 pages: chunks are not gathered", cw.writes)
 	}
 }
 
-// Flush returns only once everything before it is written.
+// blockedWriter holds every write until open is closed; entered receives a value as each
+// write starts.
+type blockedWriter struct {
+	open    chan struct{}
+	entered chan struct{}
+	buf     bytes.Buffer
+}
+
+func (b *blockedWriter) Write(p []byte) (int, error) {
+	b.entered <- struct{}{}
+	<-b.open
+	return b.buf.Write(p)
+}
+
+// While stdout takes nothing, the read is held back instead of buffering without bound:
+// once maxChunks chunks exist and are queued or being written, none is free, so the next
+// chunk can only be the one the writer frees. Opening stdout then writes them in order.
+func TestAsyncWriterHoldsTheReadBackWhileOutputIsBlocked(t *testing.T) {
+	bw := &blockedWriter{open: make(chan struct{}), entered: make(chan struct{}, maxChunks+2)}
+	a := newAsyncWriter(bw)
+	var want bytes.Buffer
+	for i := range maxChunks {
+		b := fmt.Appendf(a.chunk(), "chunk %d\n", i)
+		want.Write(b)
+		a.send(b)
+	}
+	<-bw.entered // the writer goroutine holds the first chunk
+	if a.made != maxChunks || len(a.free) != 0 || len(a.queue) != maxChunks-1 {
+		t.Fatalf("with stdout blocked: %d chunks made, %d free, %d queued; want %d, 0, %d",
+			a.made, len(a.free), len(a.queue), maxChunks, maxChunks-1)
+	}
+	next := make(chan []byte)
+	go func() { next <- a.chunk() }()
+	close(bw.open)
+	b := <-next
+	if a.made != maxChunks {
+		t.Errorf("%d chunks made, want the %d that exist reused", a.made, maxChunks)
+	}
+	b = fmt.Appendf(b, "chunk %d\n", maxChunks)
+	want.Write(b)
+	a.send(b)
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := bw.buf.String(); got != want.String() {
+		t.Errorf("output %q, want %q", got, want.String())
+	}
+}
+
+// Flush returns only once everything before it is written: while stdout holds the first
+// write, Flush has not returned; once stdout takes it, Flush returns with all of it written.
 func TestRecordWriterFlushWaitsForTheWrite(t *testing.T) {
-	sw := &slowWriter{}
-	w, _ := NewRecordWriter(sw, FormatEnvelope, nil)
+	bw := &blockedWriter{open: make(chan struct{}), entered: make(chan struct{}, maxChunks+2)}
+	w, _ := NewRecordWriter(bw, FormatEnvelope, nil)
 	defer w.Close()
 	w.Records("a", [][]byte{[]byte(`{"x":1}`), []byte(`{"x":2}`)})
 	w.EndPage()
 	w.Records("a", [][]byte{[]byte(`{"x":3}`)})
-	if err := w.Flush(); err != nil {
+	flushed := make(chan error)
+	go func() { flushed <- w.Flush() }()
+	<-bw.entered
+	select {
+	case err := <-flushed:
+		t.Fatalf("Flush returned (%v) while stdout had not taken the first page", err)
+	default:
+	}
+	close(bw.open)
+	if err := <-flushed; err != nil {
 		t.Fatal(err)
 	}
 	want := `{"stream":"a","data":{"x":1}}` + "\n" + `{"stream":"a","data":{"x":2}}` + "\n" + `{"stream":"a","data":{"x":3}}` + "\n"
-	if got := sw.buf.String(); got != want {
+	if got := bw.buf.String(); got != want {
 		t.Errorf("after Flush: %q, want %q", got, want)
 	}
 }

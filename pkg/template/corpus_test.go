@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-)
 
-const corpusDir = "../../../shared/corpus/airbyte-manifests"
+	"connector/internal/testcorpus"
+)
 
 // corpusVars are all the variable names the definition format knows,
 // including the declarative OAuth flow's.
@@ -30,10 +30,7 @@ var corpusRefused = map[string]string{
 }
 
 func TestCorpusTemplatesCompile(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
-	if len(files) == 0 {
-		t.Skip("corpus not found at " + corpusDir)
-	}
+	files := testcorpus.Definitions(t)
 	seen := map[string]bool{}
 	count := 0
 	for _, f := range files {
@@ -86,10 +83,7 @@ func walkScalars(n *yaml.Node, f func(*yaml.Node)) {
 // TestCorpusTemplatesEvaluate runs every corpus template against sparse
 // values: evaluation may fail (missing values) but must fail with an *Error.
 func TestCorpusTemplatesEvaluate(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
-	if len(files) == 0 {
-		t.Skip("corpus not found at " + corpusDir)
-	}
+	files := testcorpus.Definitions(t)
 	vars := map[string]any{
 		"config":          map[string]any{"start_date": "2024-01-02T00:00:00Z", "credentials": map[string]any{}, "spreadsheet_id": "https://docs.google.com/spreadsheets/d/1234567890abcdefghijklmnop/edit"},
 		"parameters":      map[string]any{"cursor_field": "updated"},

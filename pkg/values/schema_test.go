@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"connector/internal/testcorpus"
 	"connector/pkg/diag"
 )
 
@@ -578,11 +579,7 @@ func TestSchemaTooComplex(t *testing.T) {
 // TestSchemaCorpus compiles the connection specification of every definition of the
 // shared corpus of real Airbyte connectors.
 func TestSchemaCorpus(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "airbyte-manifests")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
-	if len(files) == 0 {
-		t.Skipf("no corpus at %s (it sits next to this repository's checkout)", dir)
-	}
+	files := testcorpus.Definitions(t)
 	compiled := 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -608,7 +605,7 @@ func TestSchemaCorpus(t *testing.T) {
 		compiled++
 	}
 	if compiled == 0 {
-		t.Errorf("no connection_specification in the %d files of %s", len(files), dir)
+		t.Errorf("no connection_specification in the %d files of the corpus", len(files))
 	}
 }
 
