@@ -8,8 +8,8 @@ import (
 	"io"
 	"maps"
 	"net/http"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"connector/internal/testcorpus"
 	"context"
 	"errors"
 	"fmt"
@@ -17,10 +18,7 @@ import (
 
 // Every limit is at least ten times what the largest real definition needs.
 func TestLimitsAreFarAboveTheCorpus(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.yaml"))
-	if len(files) == 0 {
-		t.Skip("corpus not found at " + corpusDir)
-	}
+	files := testcorpus.Definitions(t)
 	var most struct{ size, entries, raw, resolved, depth, tags int }
 	for _, f := range files {
 		src, err := os.ReadFile(f)

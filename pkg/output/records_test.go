@@ -2,12 +2,15 @@ package output
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"connector/pkg/record"
 )
 
 func TestRecordWriterFormats(t *testing.T) {
@@ -25,7 +28,7 @@ func TestRecordWriterFormats(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 2 {
-			if err := w.Records("a<b>", [][]byte{raw}); err != nil {
+			if err := w.Records("a<b>", recs(raw)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -48,7 +51,7 @@ func TestRecordWriterConcurrentLinesStayWhole(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 2000 {
-				w.Records(fmt.Sprint("s", s), [][]byte{[]byte(fmt.Sprintf(`{"i":%d,"pad":"%s"}`, i, strings.Repeat("x", 100)))})
+				w.Records(fmt.Sprint("s", s), recs([]byte(fmt.Sprintf(`{"i":%d,"pad":"%s"}`, i, strings.Repeat("x", 100)))))
 				if i%100 == 0 {
 					w.Flush()
 				}
@@ -97,7 +100,7 @@ func TestRecordWriterReportsAFailedWrite(t *testing.T) {
 	w, _ := NewRecordWriter(&failAfter{n: 100, err: boom}, FormatRecords, nil)
 	defer w.Close()
 	line := []byte(`{"pad":"` + strings.Repeat("x", 1000) + `"}`)
-	if err := w.Records("s", [][]byte{line}); err != nil {
+	if err := w.Records("s", recs(line)); err != nil {
 		t.Fatalf("first page: %v (nothing has been written yet)", err)
 	}
 	if err := w.Flush(); !errors.Is(err, boom) {
@@ -105,7 +108,7 @@ func TestRecordWriterReportsAFailedWrite(t *testing.T) {
 	}
 	var err error
 	for range 3 * maxChunks {
-		if err = w.Records("s", [][]byte{bytes.Repeat(line, chunkSize/len(line)+1)}); err != nil {
+		if err = w.Records("s", recs(bytes.Repeat(line, chunkSize/len(line)+1))); err != nil {
 			break
 		}
 	}
@@ -135,10 +138,10 @@ func TestRecordWriterManyPagesKeepOrderAndBoundMemory(t *testing.T) {
 	w, _ := NewRecordWriter(cw, FormatRecords, nil)
 	var want bytes.Buffer
 	for page := range 200 {
-		var raws [][]byte
+		var raws []record.Record
 		for i := range 50 {
 			raw := []byte(fmt.Sprintf(`{"page":%d,"i":%d,"pad":"%s"}`, page, i, strings.Repeat("y", 80)))
-			raws = append(raws, raw)
+			raws = append(raws, record.Record{Raw: raw})
 			want.Write(raw)
 			want.WriteByte('\n')
 		}
@@ -218,9 +221,9 @@ func TestRecordWriterFlushWaitsForTheWrite(t *testing.T) {
 	bw := &blockedWriter{open: make(chan struct{}), entered: make(chan struct{}, maxChunks+2)}
 	w, _ := NewRecordWriter(bw, FormatEnvelope, nil)
 	defer w.Close()
-	w.Records("a", [][]byte{[]byte(`{"x":1}`), []byte(`{"x":2}`)})
+	w.Records("a", recs([]byte(`{"x":1}`), []byte(`{"x":2}`)))
 	w.EndPage()
-	w.Records("a", [][]byte{[]byte(`{"x":3}`)})
+	w.Records("a", recs([]byte(`{"x":3}`)))
 	flushed := make(chan error)
 	go func() { flushed <- w.Flush() }()
 	<-bw.entered
@@ -236,5 +239,36 @@ func TestRecordWriterFlushWaitsForTheWrite(t *testing.T) {
 	want := `{"stream":"a","data":{"x":1}}` + "\n" + `{"stream":"a","data":{"x":2}}` + "\n" + `{"stream":"a","data":{"x":3}}` + "\n"
 	if got := bw.buf.String(); got != want {
 		t.Errorf("after Flush: %q, want %q", got, want)
+	}
+}
+
+// recs makes records of the API's bytes.
+func recs(raws ...[]byte) []record.Record {
+	out := make([]record.Record, len(raws))
+	for i, r := range raws {
+		out[i] = record.Record{Raw: r}
+	}
+	return out
+}
+
+// TestEditedRecordsAreEncoded: a record a transformation edited is written as its object,
+// in every format, between records written as the API's bytes.
+func TestEditedRecordsAreEncoded(t *testing.T) {
+	o := &record.Object{}
+	o.Set("id", json.Number("12345678901234567890"))
+	o.Set("name", "<b> & é")
+	for format, want := range map[string]string{
+		FormatRecords:  `{"x":1}` + "\n" + `{"id":12345678901234567890,"name":"<b> & é"}` + "\n",
+		FormatEnvelope: `{"stream":"s","data":{"x":1}}` + "\n" + `{"stream":"s","data":{"id":12345678901234567890,"name":"<b> & é"}}` + "\n",
+	} {
+		var buf bytes.Buffer
+		w, _ := NewRecordWriter(&buf, format, nil)
+		if err := w.Records("s", []record.Record{{Raw: []byte(`{"x":1}`)}, {Object: o}}); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if buf.String() != want {
+			t.Errorf("%s: got %q, want %q", format, buf.String(), want)
+		}
 	}
 }

@@ -189,8 +189,6 @@ func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
 	return p, nil
 }
 
-
-
 // Enabled reports whether the stream paginates at all.
 func (p *Paginator) Enabled() bool { return p.strategy != nil }
 

@@ -254,32 +254,3 @@ func TestBuildErrors(t *testing.T) {
 		})
 	}
 }
-
-func TestMarshalJSON(t *testing.T) {
-	o := &Object{}
-	o.Set("z", 1)
-	o.Set("a", map[string]any{"y": []any{json.Number("1e3"), 2.5, "<b>"}, "x": nil})
-	o.Set("z", "replaced, keeping its place")
-	for _, tt := range []struct {
-		v    any
-		want string
-	}{
-		{o, `{"z":"replaced, keeping its place","a":{"x":null,"y":[1e3,2.5,"<b>"]}}`},
-		{map[string]any{"b": 1, "a": 2, "c": map[string]any{}}, `{"a":2,"b":1,"c":{}}`},
-		{[]any{}, `[]`},
-		{&Object{}, `{}`},
-		{"tab\tquote\"é\u2028", `"tab\tquote\"é\u2028"`},
-		{float64(100), `100`},
-		{int64(-7), `-7`},
-		{false, `false`},
-		{nil, `null`},
-	} {
-		got, err := MarshalJSON(tt.v)
-		if err != nil || string(got) != tt.want {
-			t.Errorf("MarshalJSON(%#v) = %s, %v; want %s", tt.v, got, err, tt.want)
-		}
-	}
-	if keys := o.Keys(); !reflect.DeepEqual(keys, []string{"z", "a"}) || o.Len() != 2 {
-		t.Errorf("keys %q, len %d", keys, o.Len())
-	}
-}

@@ -9,6 +9,7 @@ import (
 
 	"connector/pkg/extract"
 	"connector/pkg/manifest"
+	"connector/pkg/record"
 	"connector/pkg/redact"
 	"connector/pkg/template"
 )
@@ -288,7 +289,7 @@ func TestScopeRegistersTheLeavesOfAStructuredValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := MarshalJSON(jsonValue(v))
+	body, err := record.Marshal(jsonValue(v))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestRenderTreeValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := MarshalJSON(got)
+	body, err := record.Marshal(got)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func (r *streamReader) fetch(ctx context.Context, sl *slice, token any, first bo
 				if p.req != nil {
 					prevURL = p.req.URL
 				}
-				if r.speculate && p.err == nil {
+				if r.speculate && p.req != nil {
 					next, known = r.predictor.Speculate(p.token)
 				}
 			}

@@ -15,14 +15,15 @@ import (
 	"connector/pkg/auth"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
+	"connector/pkg/record"
 	"connector/pkg/redact"
 )
 
 // offsetStream loads a definition of one stream "items" at base/items, OffsetIncrement
 // with page_size 3 (offset and limit in the query), records under "data".
-func offsetStream(t *testing.T, base string) *Options {
+func offsetStream(t *testing.T, base string) (*Options, *manifest.Stream) {
 	t.Helper()
-	def := fmt.Sprintf(`version: 6.5.0
+	return loadStream(t, fmt.Sprintf(`version: 6.5.0
 type: DeclarativeSource
 streams:
   - type: DeclarativeStream
@@ -38,7 +39,13 @@ streams:
         page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
         page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}
         pagination_strategy: {type: OffsetIncrement, page_size: 3}
-`, base)
+`, base))
+}
+
+// loadStream loads a definition and returns the options of a read of its first stream
+// (with Overlap, as `read` does) and the stream.
+func loadStream(t *testing.T, def string) (*Options, *manifest.Stream) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "def.yaml")
 	if err := os.WriteFile(path, []byte(def), 0o600); err != nil {
 		t.Fatal(err)
@@ -52,7 +59,7 @@ streams:
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Options{Def: d, Config: map[string]any{}, Auth: a, Client: client, Overlap: true}
+	return &Options{Config: map[string]any{}, Auth: a, Client: client, Overlap: true}, d.Streams[0]
 }
 
 // pages serves /items: the body for each offset. It writes down the offsets requested, and
@@ -113,13 +120,17 @@ type emitter struct {
 	onPage func(page int)
 }
 
-func (e *emitter) Records(stream string, raws [][]byte) error {
+func (e *emitter) Records(stream string, recs []record.Record) error {
 	e.pages++
 	if e.onPage != nil {
 		e.onPage(e.pages)
 	}
-	for _, r := range raws {
-		e.lines = append(e.lines, string(r))
+	for _, r := range recs {
+		b, err := r.AppendJSON(nil)
+		if err != nil {
+			return err
+		}
+		e.lines = append(e.lines, string(b))
 	}
 	return nil
 }
@@ -149,7 +160,7 @@ func TestOverlapSendsTheNextRequestBeforeThePageIsEmitted(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("overlap=%v", tt.overlap), func(t *testing.T) {
 			api := servePages(t, map[string]string{"0": fullPage, "3": `{"data":[{"id":4}]}`})
-			o := offsetStream(t, api.URL)
+			o, s := offsetStream(t, api.URL)
 			o.Overlap = tt.overlap
 			out := &emitter{onPage: func(page int) {
 				if page == 1 && tt.overlap {
@@ -158,7 +169,7 @@ func TestOverlapSendsTheNextRequestBeforeThePageIsEmitted(t *testing.T) {
 				api.note(fmt.Sprintf("emit page %d", page))
 			}}
 			o.Out = out
-			res := Stream(context.Background(), o, o.Def.Streams[0])
+			res := Stream(context.Background(), o, s)
 			if res.Err != nil {
 				t.Fatal(res.Err)
 			}
@@ -195,10 +206,10 @@ func waitForRequest(t *testing.T, api *pages, offset string) {
 // the page, emits nothing, and reports the request sent ahead as discarded.
 func TestOverlapDiscardsTheRequestAfterAnInvalidPage(t *testing.T) {
 	api := servePages(t, map[string]string{"0": `{"data":[{"id":1},{"id":tru},{"id":3}]}`, "3": `{"data":[{"id":4}]}`})
-	o := offsetStream(t, api.URL)
+	o, s := offsetStream(t, api.URL)
 	out, obs := &emitter{}, &observer{}
 	o.Out, o.Observer = out, obs
-	res := Stream(context.Background(), o, o.Def.Streams[0])
+	res := Stream(context.Background(), o, s)
 	if res.Err == nil || !strings.Contains(res.Err.Error(), "stream items, page 1: GET ") ||
 		!strings.Contains(res.Err.Error(), "with a body that is not JSON") {
 		t.Fatalf("error %v", res.Err)
@@ -210,33 +221,32 @@ func TestOverlapDiscardsTheRequestAfterAnInvalidPage(t *testing.T) {
 		t.Fatalf("page events %+v", obs.pages)
 	}
 	ev := obs.pages[0]
-	if !ev.Discarded || ev.Number != 2 || ev.TokenBefore != int64(3) ||
-		!strings.HasPrefix(ev.Reason, "discarded: sent before the page before it failed, ") {
+	if ev.End != Discarded || ev.Number != 2 || ev.TokenBefore != int64(3) || ev.Discard.Why != AfterFailure {
 		t.Errorf("event %+v", ev)
 	}
 }
 
 // Requests go out as fast as pages are counted, not as fast as they are validated: when
-// the first page fails, the requests sent beyond it (at least the next one, at most
-// overlapAhead) are discarded in page order, and nothing is emitted.
+// the first page fails, the requests sent beyond it (at least the next one, at most two)
+// are discarded in page order, and nothing is emitted.
 func TestOverlapDiscardsEveryRequestSentBeyondAFailedPage(t *testing.T) {
 	bodies := map[string]string{"0": `{"data":[{"id":1},{"id":2},{"id":3,}]}`}
 	for off := 3; off < 30; off += 3 {
 		bodies[fmt.Sprint(off)] = fullPage
 	}
 	api := servePages(t, bodies)
-	o := offsetStream(t, api.URL)
+	o, s := offsetStream(t, api.URL)
 	out, obs := &emitter{}, &observer{}
 	o.Out, o.Observer = out, obs
-	res := Stream(context.Background(), o, o.Def.Streams[0])
+	res := Stream(context.Background(), o, s)
 	if res.Err == nil || len(out.lines) != 0 {
 		t.Fatalf("error %v, emitted %q", res.Err, out.lines)
 	}
-	if len(obs.pages) == 0 || len(obs.pages) > overlapAhead {
-		t.Fatalf("%d page events, want 1 to %d: %+v", len(obs.pages), overlapAhead, obs.pages)
+	if len(obs.pages) == 0 || len(obs.pages) > 2 {
+		t.Fatalf("%d page events, want 1 to 2: %+v", len(obs.pages), obs.pages)
 	}
 	for i, ev := range obs.pages {
-		if !ev.Discarded || ev.Number != 2+i || ev.TokenBefore != int64(3+3*i) {
+		if ev.End != Discarded || ev.Number != 2+i || ev.TokenBefore != int64(3+3*i) || ev.Discard.Why != AfterFailure {
 			t.Errorf("event %d: %+v", i, ev)
 		}
 	}
@@ -251,11 +261,11 @@ func TestOverlapWaitsForAPageWithTheRecordsKeyTwice(t *testing.T) {
 		"0": `{"data":[{"id":"first"}],"data":[{"id":1},{"id":2},{"id":3}]}`,
 		"3": `{"data":[{"id":4}]}`,
 	})
-	o := offsetStream(t, api.URL)
+	o, s := offsetStream(t, api.URL)
 	obs := &observer{}
 	out := &emitter{onPage: func(page int) { api.note(fmt.Sprintf("emit page %d", page)) }}
 	o.Out, o.Observer = out, obs
-	res := Stream(context.Background(), o, o.Def.Streams[0])
+	res := Stream(context.Background(), o, s)
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -266,7 +276,7 @@ func TestOverlapWaitsForAPageWithTheRecordsKeyTwice(t *testing.T) {
 		t.Errorf("events: %s\nwant:   %s", got, want)
 	}
 	for _, ev := range obs.pages {
-		if ev.Discarded {
+		if ev.End == Discarded {
 			t.Errorf("discarded %+v", ev)
 		}
 	}
