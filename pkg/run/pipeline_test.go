@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"connector/pkg/auth"
+	"connector/pkg/httpx"
 	"connector/pkg/paginate"
 )
 
@@ -121,7 +123,9 @@ streams:
     name: items
     retriever:
       type: SimpleRetriever
-      requester: {url_base: %q, path: /items%s}
+      requester:
+        url_base: %q
+        path: /items%s
       record_selector:
         extractor: {field_path: [data]}
       paginator:
@@ -213,5 +217,193 @@ streams:
 	}
 	if got := api.offsets(); fmt.Sprint(got) != "[000]" {
 		t.Errorf("requests %v", got)
+	}
+}
+
+func TestFailureType(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&auth.Error{Msg: "no"}, ConfigError},
+		{&auth.ConfigError{Msg: "no"}, ConfigError},
+		{&httpx.StatusError{Status: 403}, ConfigError},
+		{&httpx.StatusError{Status: 500, FailureType: "config_error"}, ConfigError},
+		{&httpx.StatusError{Status: 503}, TransientError},
+		{&httpx.StatusError{Status: 429}, TransientError},
+		{&httpx.StatusError{Status: 408}, TransientError},
+		{&httpx.StatusError{Status: 404}, SystemError},
+		{&httpx.NetError{Timeout: true}, TransientError},
+		{&httpx.NetError{}, TransientError},
+		{&httpx.NetError{Permanent: true}, SystemError},
+		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), TransientError},
+		{errors.New("other"), SystemError},
+	} {
+		if got := FailureType(&StreamError{Stream: "s", Page: 1, Err: tt.err}); got != tt.want {
+			t.Errorf("FailureType(%v) = %s, want %s", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestRecordFilterAndIgnoredResponse: the record filter sees the record and the slice's
+// variables; a response the error handler ignores ends the slice with no records and a
+// typed event.
+func TestRecordFilterAndIgnoredResponse(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("cursor") == "gone" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		fmt.Fprint(w, `{"data":[{"id":1,"keep":true},{"id":2,"keep":false},{"id":3,"keep":true}],"next":"gone"}`)
+	}))
+	t.Cleanup(api.Close)
+	def := strings.Replace(cursorDef(api.URL, `
+        error_handler:
+          type: DefaultErrorHandler
+          response_filters:
+            - {type: HttpResponseFilter, http_codes: [404], action: IGNORE}`), `extractor: {field_path: [data]}`,
+		`extractor: {field_path: [data]}
+        record_filter: {condition: "{{ record.keep and stream_slice == {} }}"}`, 1)
+	o, s := loadStream(t, def)
+	out, obs := &emitter{}, &observer{}
+	o.Out, o.Observer = out, obs
+	res := Stream(context.Background(), o, s)
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if got := strings.Join(out.lines, ","); got != `{"id":1,"keep":true},{"id":3,"keep":true}` {
+		t.Errorf("records %s", got)
+	}
+	if len(obs.pages) != 2 || obs.pages[0].Records != 3 || obs.pages[0].Emitted != 2 ||
+		obs.pages[1].End != Ignored || !strings.HasPrefix(obs.pages[1].Ignored, "404 Not Found ignored") {
+		t.Errorf("events %+v", obs.pages)
+	}
+}
+
+// TestPageErrors: each kind of unusable body fails the page with its own message; a 204
+// with no body is an empty page.
+func TestPageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		body   string
+		want   string
+	}{
+		{200, `{"data":5}`, "answered 200, but the field path ends at a number"},
+		{200, `<html>`, "answered 200 with a body that is not JSON (invalid JSON at byte 0"},
+		{200, ``, "answered 200 with a body that is not JSON (empty response body): (empty body)"},
+		{200, strings.Repeat("[", 600), "answered 200 with JSON nested deeper than 512 levels"},
+		{204, ``, ""},
+	} {
+		api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(tt.status)
+			fmt.Fprint(w, tt.body)
+		}))
+		o, s := offsetStream(t, api.URL)
+		res := Stream(context.Background(), o, s)
+		api.Close()
+		switch {
+		case tt.want == "" && (res.Err != nil || res.Pages != 1 || res.Records != 0):
+			t.Errorf("%d %q: %+v", tt.status, tt.body, res)
+		case tt.want != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tt.want)):
+			t.Errorf("%d %q: error %v, want %q", tt.status, tt.body, res.Err, tt.want)
+		}
+	}
+}
+
+// TestPrefetchThatCannotApply: --prefetch says why it reads one page at a time.
+func TestPrefetchThatCannotApply(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"data":[]}`)
+	}))
+	t.Cleanup(api.Close)
+	for def, want := range map[string]string{
+		cursorDef(api.URL, ""): "items: --prefetch 4 ignored, reading one page at a time: CursorPagination takes each next page token from the previous response",
+		strings.Replace(cursorDef(api.URL, ""), "paginator:", "unused:", 1):       "items: --prefetch 4 ignored, reading one page at a time: the stream does not paginate",
+		strings.Replace(offsetDef(api.URL), "page_size: 3", "page_size: null", 1): "items: --prefetch 4 ignored, reading one page at a time: without a page_size the next offset depends on the previous page",
+	} {
+		if strings.Contains(def, "unused:") {
+			def = def[:strings.Index(def, "      unused:")]
+		}
+		o, s := loadStream(t, def)
+		var notes []string
+		o.Prefetch, o.Warn = 4, func(text string) { notes = append(notes, text) }
+		if res := Stream(context.Background(), o, s); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if len(notes) != 1 || notes[0] != want {
+			t.Errorf("notes %q, want %q", notes, want)
+		}
+	}
+}
+
+func offsetDef(base string) string {
+	return fmt.Sprintf(`version: 6.5.0
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester: {url_base: %q, path: /items}
+      record_selector:
+        extractor: {field_path: [data]}
+      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
+        pagination_strategy: {type: OffsetIncrement, page_size: 3}
+`, base)
+}
+
+// TestOAuthRenewsOnceOn401: a 401 on a data request of an OAuth stream fetches a new token
+// and sends the same request once more with it (SPEC section 10).
+func TestOAuthRenewsOnceOn401(t *testing.T) {
+	var tokens int
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/token":
+			tokens++
+			fmt.Fprintf(w, `{"access_token":"tok-%d","expires_in":3600}`, tokens)
+		default:
+			if r.Header.Get("Authorization") != "Bearer tok-2" {
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			fmt.Fprint(w, `{"data":[{"id":1}]}`)
+		}
+	}))
+	t.Cleanup(api.Close)
+	o, s := loadStream(t, fmt.Sprintf(`version: 6.5.0
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester:
+        url_base: %q
+        path: /items
+        authenticator:
+          type: OAuthAuthenticator
+          token_refresh_endpoint: "%s/token"
+          grant_type: client_credentials
+          client_id: "{{ config.id }}"
+          client_secret: "{{ config.secret }}"
+      record_selector:
+        extractor: {field_path: [data]}
+`, api.URL, api.URL))
+	cfg := map[string]any{"id": "the-id", "secret": "the-secret"}
+	a, err := auth.New(s.Requester.Authenticator, auth.Env{Config: cfg, Client: o.Client, Redactor: o.Client.Redactor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Config, o.Auth = cfg, a
+	out := &emitter{}
+	o.Out = out
+	if res := Stream(context.Background(), o, s); res.Err != nil || tokens != 2 || len(out.lines) != 1 {
+		t.Fatalf("result %+v, %d tokens, records %v", res, tokens, out.lines)
+	}
+}
+
+func TestLimitString(t *testing.T) {
+	if (Limit{}).String() != "" || (Limit{}).Set() || (Limit{"--max-pages", 3}).String() != "--max-pages 3" {
+		t.Error("Limit words")
 	}
 }
