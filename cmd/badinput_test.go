@@ -100,6 +100,8 @@ var badInputs = []badCase{
 		"testdata/badinput/bad_duration.yaml:15:32: error: `expiration_duration` must be an ISO 8601 duration or a number of seconds, not `P1X`"},
 	{"a credential written in the definition", validateArgs("credential_literal.yaml"), 3,
 		"testdata/badinput/credential_literal.yaml:14:21: error: the password is written in the definition; credentials must come from the testing values"},
+	{"a credential written in a request header", validateArgs("credential_header.yaml"), 3,
+		"testdata/badinput/credential_header.yaml:12:22: error: the header `X-Api-Key` is written in the definition; credentials must come from the testing values"},
 	{"a missing required field", validateArgs("missing_field.yaml"), 3,
 		"testdata/badinput/missing_field.yaml:8:9: error: HttpRequester is missing the required field `url_base` (or `url`)"},
 	{"a definition that is a list", validateArgs("list_top.yaml"), 3,
