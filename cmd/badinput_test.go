@@ -146,7 +146,7 @@ var badInputs = []badCase{
 	{"an error handler number from the testing values that is not a number", func(e *badEnv) []string {
 		vals := writeFile(e.t, "values.yaml", "base_url: "+e.api+"\nfactor: fast\n")
 		return []string{"read", e.def("factor_runtime.yaml"), "--testing-values", vals}
-	}, 1, "error: stream items, page 1: error_handler: `factor` of the ExponentialBackoffStrategy at line 13 must be a number, but \"{{ config['factor'] }}\" gives \"fast\" (0 records written before the failure)"},
+	}, 1, "error: stream items: error_handler: `factor` of the ExponentialBackoffStrategy at line 13 must be a number, but \"{{ config['factor'] }}\" gives \"fast\" (0 records written before the failure)"},
 	{"an invalid URL", func(e *badEnv) []string { return e.read("api.yaml", "http://exa mple.com") }, 1,
 		`error: stream items, page 1: invalid URL "http://exa mple.com/items": parse "http://exa mple.com/items": invalid character " " in host name (0 records written before the failure)`},
 	{"an unsupported URL scheme", func(e *badEnv) []string { return e.read("api.yaml", "ftp://127.0.0.1") }, 1,

@@ -243,10 +243,13 @@ type progress struct {
 	shown   bool
 }
 
-func (p *progress) StreamStart(stream string) {
+func (p *progress) StreamStart(ss run.StreamStart) {
+	if ss.ParentOf != "" {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.stream, p.records, p.pages, p.start = stream, 0, 0, p.now()
+	p.stream, p.records, p.pages, p.start = ss.Stream, 0, 0, p.now()
 }
 
 func (p *progress) Page(ev run.PageEvent) {
@@ -255,6 +258,9 @@ func (p *progress) Page(ev run.PageEvent) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if ev.Stream != p.stream {
+		return // a parent's page
+	}
 	p.records += ev.Emitted
 	p.pages++
 	if !p.live {

@@ -21,6 +21,7 @@ import (
 	"connector/pkg/paginate"
 	"connector/pkg/redact"
 	"connector/pkg/run"
+	"connector/pkg/slice"
 	"connector/pkg/template"
 )
 
@@ -88,7 +89,6 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, "note: "+text) }
 	failed := 0
 	for _, s := range p.streams {
-		t.describe = describePagination(p, s.Name)
 		res := run.Stream(ctx, ro, s)
 		if res.Limit.Set() && res.Err == nil {
 			fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", s.Name, res.Limit,
@@ -111,15 +111,6 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	return nil
 }
 
-func describePagination(p *prepared, stream string) string {
-	s := p.def.Stream(stream)
-	pag, err := paginate.New(s.Paginator, p.values.Map)
-	if err != nil {
-		return "pagination: " + err.Error()
-	}
-	return pag.Describe()
-}
-
 // tracer prints the events of a read: every HTTP attempt (from the client) and every page
 // decision (from the read loop). Every text is redacted before it is written.
 type tracer struct {
@@ -128,12 +119,14 @@ type tracer struct {
 	json     bool
 	redactor *redact.Redactor
 	stream   string
-	describe string
-	bold     func(string) string
-	dim      func(string) string
-	green    func(string) string
-	red      func(string) string
-	cyan     func(string) string
+	// sliceStream and slice are the slice last announced.
+	sliceStream string
+	slice       *slice.Slice
+	bold        func(string) string
+	dim         func(string) string
+	green       func(string) string
+	red         func(string) string
+	cyan        func(string) string
 }
 
 func newTracer(s *ioStreams, asJSON bool) *tracer {
@@ -159,23 +152,37 @@ func (t *tracer) printf(format string, args ...any) {
 	io.WriteString(t.w, t.redactor.String(fmt.Sprintf(format, args...)))
 }
 
-func (t *tracer) StreamStart(stream string) {
+func (t *tracer) StreamStart(ss run.StreamStart) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.stream = stream
+	if ss.ParentOf == "" {
+		t.stream = ss.Stream
+	}
 	if t.json {
-		t.emit(map[string]any{"event": "stream_start", "stream": stream, "pagination": t.describe})
+		ev := map[string]any{"event": "stream_start", "stream": ss.Stream, "pagination": ss.Pagination}
+		if ss.ParentOf != "" {
+			ev["parent_of"] = ss.ParentOf
+		}
+		t.emit(ev)
 		return
 	}
-	t.printf("%s %s (%s)\n", t.bold("stream"), t.bold(stream), t.describe)
+	if ss.ParentOf != "" {
+		t.printf("  %s %s, read for the partitions of %s (%s)\n", t.bold("parent stream"), t.bold(ss.Stream), ss.ParentOf, ss.Pagination)
+		return
+	}
+	t.printf("%s %s (%s)\n", t.bold("stream"), t.bold(ss.Stream), ss.Pagination)
 }
 
 func (t *tracer) exchange(e httpx.Exchange) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.json {
+		stream := t.stream
+		if e.Stream != "" {
+			stream = e.Stream
+		}
 		ev := map[string]any{
-			"event": "request", "stream": t.stream, "kind": e.Kind, "attempt": e.Attempt,
+			"event": "request", "stream": stream, "kind": e.Kind, "attempt": e.Attempt,
 			"method": e.Method, "url": e.URL, "headers": flatHeaders(e.Header),
 			"status": e.Status, "size": e.Size,
 		}
@@ -225,14 +232,29 @@ func (t *tracer) Page(ev run.PageEvent) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	decision, reason := pageDecision(ev)
+	partitioned := ev.Slice != nil && !ev.Slice.Empty()
 	if t.json {
-		t.emit(map[string]any{
+		out := map[string]any{
 			"event": "page", "stream": ev.Stream, "page": ev.Number, "status": ev.Status,
 			"size": ev.Size, "records": ev.Records, "emitted": ev.Emitted,
 			"token_before": tokenJSON(ev.TokenBefore), "token_after": tokenJSON(ev.TokenAfter),
 			"decision": decision, "reason": reason,
-		})
+		}
+		if partitioned {
+			out["slice"], out["slice_number"] = ev.Slice.String(), ev.Slice.Number
+		}
+		if ev.Lazy {
+			out["from_parent_record"] = true
+		}
+		t.emit(out)
 		return
+	}
+	if partitioned && (ev.Stream != t.sliceStream || ev.Slice != t.slice) {
+		t.sliceStream, t.slice = ev.Stream, ev.Slice
+		t.printf("  %s %d %s of %s\n", t.bold("slice"), ev.Slice.Number, ev.Slice, ev.Stream)
+	}
+	if ev.Lazy {
+		t.printf("    page %d read from the parent record (lazy_read_pointer), no request\n", ev.Number)
 	}
 	if ev.End == run.Discarded {
 		t.printf("    page %d, token %s: %s\n", ev.Number, tokenText(ev.TokenBefore), t.dim(reason))
@@ -318,6 +340,12 @@ func (t *tracer) StreamEnd(res run.Result) {
 	defer t.mu.Unlock()
 	if t.json {
 		ev := map[string]any{"event": "stream_end", "stream": res.Stream, "pages": res.Pages, "records": res.Records}
+		if res.ParentOf != "" {
+			ev["parent_of"] = res.ParentOf
+		}
+		if res.Slices > 1 || res.Slices == 1 && t.slice != nil {
+			ev["slices"] = res.Slices
+		}
 		if res.Limit.Set() {
 			ev["stopped_by"] = res.Limit.String()
 		}
@@ -334,7 +362,15 @@ func (t *tracer) StreamEnd(res run.Result) {
 	case res.Limit.Set():
 		end = ", stopped early by " + res.Limit.String()
 	}
-	t.printf("  %s: %s, %s emitted%s\n", res.Stream, plural(res.Pages, "page"), plural(res.Records, "record"), end)
+	if res.ParentOf != "" {
+		t.printf("  %s (parent of %s): %s, %s read for partitions%s\n", res.Stream, res.ParentOf, plural(res.Pages, "page"), plural(res.Records, "record"), end)
+		return
+	}
+	slices := ""
+	if res.Slices > 1 || res.Slices == 1 && t.slice != nil {
+		slices = plural(res.Slices, "slice") + ", "
+	}
+	t.printf("  %s: %s%s, %s emitted%s\n", res.Stream, slices, plural(res.Pages, "page"), plural(res.Records, "record"), end)
 }
 
 func tokenText(v any) string {

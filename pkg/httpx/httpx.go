@@ -27,7 +27,9 @@ import (
 
 // Request is what to send. Kind labels it in traces: "data", "token" or "login".
 type Request struct {
-	Kind   string
+	Kind string
+	// Stream names the stream a data request reads (for traces).
+	Stream string
 	Method string
 	URL    string
 	Header http.Header
@@ -60,6 +62,7 @@ type Response struct {
 // Exchange is one attempt, reported to Client.Observe. Its text fields are redacted.
 type Exchange struct {
 	Kind    string
+	Stream  string // the stream of a data request
 	Method  string
 	URL     string
 	Header  http.Header
@@ -308,7 +311,7 @@ func (c *Client) exchange(req *Request, attempt int) Exchange {
 		}
 	}
 	return Exchange{
-		Kind: req.Kind, Method: req.Method, URL: c.Redactor.String(req.URL),
+		Kind: req.Kind, Stream: req.Stream, Method: req.Method, URL: c.Redactor.String(req.URL),
 		Header: h, Body: c.Redactor.String(string(req.Body)), Attempt: attempt,
 	}
 }

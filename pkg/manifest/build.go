@@ -185,7 +185,13 @@ func (l *loader) spec(n *yaml.Node) (conn, adv map[string]any) {
 // stream reads one entry of streams. It returns the stream (nil when it cannot be run)
 // and the node of its name, for the uniqueness check.
 func (l *loader) stream(n *yaml.Node, path string) (*Stream, *yaml.Node) {
-	c, ok := l.component(n, path, nil, "DeclarativeStream")
+	return l.streamAt(n, path, nil, 0)
+}
+
+// streamAt reads a stream: one of streams, or (parent set, depth > 0) the parent stream of a
+// ParentStreamConfig, inside the $parameters of its child.
+func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) (*Stream, *yaml.Node) {
+	c, ok := l.component(n, path, parent, "DeclarativeStream")
 	if !ok {
 		return nil, nil
 	}
@@ -223,7 +229,7 @@ func (l *loader) stream(n *yaml.Node, path string) (*Stream, *yaml.Node) {
 		return nil, name
 	}
 	auth := &streamAuth{name: s.Name, path: path}
-	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth) {
+	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) {
 		return nil, name
 	}
 	return s, name
@@ -251,7 +257,7 @@ func primaryKeyOK(n *yaml.Node) bool {
 }
 
 // retriever reads a SimpleRetriever into s; false when the stream cannot be run.
-func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream, auth *streamAuth) bool {
+func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream, auth *streamAuth, depth int) bool {
 	c, ok := l.component(n, path, parent, "SimpleRetriever")
 	if !ok {
 		return false
@@ -262,12 +268,11 @@ func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream,
 	}
 	c.checkFields("SimpleRetriever")
 	ok = true
-	for _, f := range []string{"partition_router", "stream_slicer"} {
-		if v := c.get(f); !isEmpty(v) {
-			l.unsupportedValue(v, c.fieldPath(f), f)
-			ok = false
-		}
+	if v := c.get("stream_slicer"); !isEmpty(v) {
+		l.unsupportedValue(v, c.fieldPath("stream_slicer"), "stream_slicer")
+		ok = false
 	}
+	var uses []optionUse
 	if v := c.get("pagination_reset"); !isEmpty(v) {
 		l.unsupportedValue(v, c.fieldPath("pagination_reset"), "PaginationReset")
 		ok = false
@@ -275,10 +280,12 @@ func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream,
 	if !l.decoder(c, "decoder") {
 		ok = false
 	}
-	for _, f := range []string{"ignore_stream_slicer_parameters_on_paginated_requests"} {
-		l.boolField(c, f)
+	s.IgnoreSlicerOnPaginated, _ = l.boolField(c, "ignore_stream_slicer_parameters_on_paginated_requests")
+	if v := c.get("partition_router"); !isEmpty(v) {
+		r, rok := l.routers(v, c.fieldPath("partition_router"), c.params, &uses, depth)
+		s.Router = r
+		ok = ok && rok
 	}
-	var uses []optionUse
 	if rq := c.require("requester"); rq != nil {
 		rc, rok := l.component(rq, c.fieldPath("requester"), c.params, "HttpRequester")
 		if rok {

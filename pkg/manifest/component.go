@@ -52,8 +52,14 @@ var fields = map[string][]string{
 	"refresh_token_updater": {"refresh_token_name", "access_token_config_path", "refresh_token_config_path",
 		"token_expiry_date_config_path", "refresh_token_error_status_codes", "refresh_token_error_key",
 		"refresh_token_error_values"},
-	"Bearer": {"type", "$parameters"},
-	"ApiKey": {"type", "inject_into", "api_token", "$parameters"},
+	"Bearer":        {"type", "$parameters"},
+	ListRouter:      {"type", "cursor_field", "values", "request_option", "$parameters"},
+	SubstreamRouter: {"type", "parent_stream_configs", "$parameters"},
+	"ParentStreamConfig": {"type", "stream", "parent_key", "partition_field", "request_option",
+		"incremental_dependency", "lazy_read_pointer", "extra_fields", "$parameters"},
+	GroupingRouter: {"type", "group_size", "underlying_partition_router", "deduplicate", "$parameters"},
+	UnionRouter:    {"type", "partition_field", "partition_routers", "$parameters"},
+	"ApiKey":       {"type", "inject_into", "api_token", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

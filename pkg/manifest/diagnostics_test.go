@@ -39,7 +39,7 @@ func TestDiagnostics(t *testing.T) {
 		}},
 		{"unsupported.yaml", []want{
 			{at: "6:7", code: diag.CodeUnsupported, msg: "CustomErrorHandler is not supported yet (error_handler)"},
-			{at: "28:9", code: diag.CodeUnsupported, msg: "SubstreamPartitionRouter is not supported yet (partition_router)"},
+			{at: "28:9", code: diag.CodeUnsupported, msg: "CustomPartitionRouter is not supported yet (partition_router)"},
 		}},
 		{"template_error.yaml", []want{
 			{at: "9:23", code: diag.CodeTemplate, msg: "in `path`: unclosed tag `{{`: missing `}}`"},
@@ -109,7 +109,7 @@ func TestDiagnosticDetails(t *testing.T) {
 	if d := diags[0]; d.Path != "streams[0].retriever.requester.error_handler" || d.Component != "CustomErrorHandler" {
 		t.Errorf("first: path %q component %q", d.Path, d.Component)
 	}
-	if d := diags[1]; d.Path != "streams[1].retriever.partition_router" || d.Component != "SubstreamPartitionRouter" {
+	if d := diags[1]; d.Path != "streams[1].retriever.partition_router" || d.Component != "CustomPartitionRouter" {
 		t.Errorf("second: path %q component %q", d.Path, d.Component)
 	}
 }

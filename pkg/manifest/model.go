@@ -49,6 +49,11 @@ type Stream struct {
 	Selector   *Selector
 	// Paginator is nil for NoPagination.
 	Paginator *Paginator
+	// Router is the partition router, nil when the stream has one partition.
+	Router *Router
+	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
+	// the partition's request options go on the first request of a slice only.
+	IgnoreSlicerOnPaginated bool
 }
 
 // Requester is an HttpRequester: where and how to send a request. It is also the login

@@ -146,3 +146,60 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// Decode decodes one JSON value as a read works with it: objects as *Object (keys in the
+// order written; a key written twice keeps its last value at its first place, as Python's
+// json does), arrays as []any, numbers as json.Number (spelled as sent), strings, bools and
+// nil.
+func Decode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := &Object{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.Set(kt.(string), v)
+			}
+			_, err := dec.Token() // '}'
+			return o, err
+		case '[':
+			l := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				l = append(l, v)
+			}
+			_, err := dec.Token() // ']'
+			return l, err
+		}
+		return nil, fmt.Errorf("unexpected %v", t)
+	}
+	return tok, nil
+}

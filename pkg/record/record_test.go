@@ -89,3 +89,19 @@ func TestMarshalValues(t *testing.T) {
 		t.Errorf("keys %q, len %d", keys, o.Len())
 	}
 }
+
+func TestDecode(t *testing.T) {
+	v, err := Decode([]byte(` {"b":1.50,"a":{"z":[1,"x",null,true],"y":{}},"b":12345678901234567890} `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := Marshal(v)
+	if string(got) != `{"b":12345678901234567890,"a":{"z":[1,"x",null,true],"y":{}}}` {
+		t.Errorf("got %s", got)
+	}
+	for _, bad := range []string{``, `{`, `{"a":}`, `[1,]`, `1 2`} {
+		if _, err := Decode([]byte(bad)); err == nil {
+			t.Errorf("Decode(%q) gave no error", bad)
+		}
+	}
+}

@@ -4,13 +4,19 @@ import (
 	"fmt"
 
 	"connector/pkg/paginate"
+	"connector/pkg/slice"
 )
 
 // PageEvent describes one data request and what followed from it. It carries decisions,
 // not prose: the commands word them.
 type PageEvent struct {
 	Stream string
-	Number int // 1 for the first page of the stream
+	// Slice is the slice the page belongs to (empty for a stream without partitions).
+	Slice  *slice.Slice
+	Number int // 1 for the first page of the slice
+	// Lazy marks a slice's first page read from its parent record (lazy_read_pointer): no
+	// request was sent for it.
+	Lazy   bool
 	Method string
 	// URL is the request's URL as sent, secrets included: print it through the redactor.
 	URL    string

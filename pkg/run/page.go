@@ -15,14 +15,14 @@ import (
 // handle is one page of the pipeline: extract its records, pass them through the filter to
 // the emitter, ask the paginator what comes next, apply the limits and the repeat guard,
 // and tell the observer. It returns the next page's token, and whether the read goes on.
-func (r *streamReader) handle(sl *slice, p *fetched, guard *repeatGuard) (next any, end End, err error) {
+func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End, err error) {
 	req, resp := p.req, p.resp
-	ev := PageEvent{Stream: r.s.Name, Method: req.Method, URL: req.URL, Status: resp.Status,
-		Size: len(resp.Body), TokenBefore: p.token}
+	ev := PageEvent{Stream: r.st.s.Name, Slice: r.sv.s, Method: req.Method, URL: req.URL, Status: resp.Status,
+		Size: len(resp.Body), TokenBefore: p.token, Lazy: p.lazy}
 	if resp.Ignored {
 		// The error handler said IGNORE: no records, and the slice ends here.
-		r.res.Pages++
-		ev.Number, ev.End, ev.Ignored = r.res.Pages, Ignored, resp.Reason
+		r.res.pages++
+		ev.Number, ev.End, ev.Ignored = r.res.pages, Ignored, resp.Reason
 		r.observe(ev)
 		return nil, Ignored, nil
 	}
@@ -30,17 +30,17 @@ func (r *streamReader) handle(sl *slice, p *fetched, guard *repeatGuard) (next a
 	if err != nil {
 		return nil, Failed, err
 	}
-	r.res.Pages++
-	ev.Number = r.res.Pages
-	emitted, limit, leftOut, err := r.emit(sl, page, p)
+	r.res.pages++
+	ev.Number = r.res.pages
+	emitted, limit, leftOut, err := r.emit(page, p)
 	if err != nil {
 		return nil, Failed, err
 	}
-	if r.res.Pages == 1 {
-		r.res.FirstPageRecords = emitted
+	if r.res.pages == 1 {
+		r.res.firstPageRecords = emitted
 	}
 	ev.Records, ev.Emitted = len(page.Records), emitted
-	d, derr := r.pag.Next(p.token, r.pageInfo(sl, page, resp, req.URL))
+	d, derr := r.st.pag.Next(p.token, r.pageInfo(page, resp, req.URL))
 	if derr == nil && !d.Stop {
 		derr = guard.check(d.Token)
 	}
@@ -53,8 +53,8 @@ func (r *streamReader) handle(sl *slice, p *fetched, guard *repeatGuard) (next a
 		ev.End = Paginated
 	case limit.Set():
 		ev.End, ev.Limit, ev.TokenAfter = Limited, limit, d.Token
-	case !d.Stop && r.o.MaxPages > 0 && r.res.Pages >= r.o.MaxPages:
-		ev.End, ev.Limit, ev.TokenAfter = Limited, Limit{Flag: "--max-pages", N: r.o.MaxPages}, d.Token
+	case !d.Stop && r.st.o.MaxPages > 0 && r.pagesBefore+r.res.pages >= r.st.o.MaxPages:
+		ev.End, ev.Limit, ev.TokenAfter = Limited, Limit{Flag: "--max-pages", N: r.st.o.MaxPages}, d.Token
 	case d.Stop:
 		ev.End = Paginated
 	default:
@@ -63,8 +63,8 @@ func (r *streamReader) handle(sl *slice, p *fetched, guard *repeatGuard) (next a
 	if ev.End == Limited {
 		r.res.Limit = ev.Limit
 	}
-	if r.o.Out != nil {
-		if err := r.o.Out.EndPage(); err != nil {
+	if r.out != nil {
+		if err := r.out.EndPage(); err != nil {
 			return nil, Failed, err
 		}
 	}
@@ -75,23 +75,24 @@ func (r *streamReader) handle(sl *slice, p *fetched, guard *repeatGuard) (next a
 	return d.Token, ev.End, nil
 }
 
-func (r *streamReader) observe(ev PageEvent) {
-	if r.o.Observer != nil {
-		r.o.Observer.Page(ev)
+func (r *sliceReader) observe(ev PageEvent) {
+	if r.st.o.Observer != nil {
+		r.st.o.Observer.Page(ev)
 	}
 }
 
 // parse extracts the records of a page, or says what is wrong with its body.
-func (r *streamReader) parse(p *fetched) (*extract.Page, error) {
+func (r *sliceReader) parse(p *fetched) (*extract.Page, error) {
 	req, resp := p.req, p.resp
-	page, err := extract.Parse(resp.Body, p.path, r.want)
+	page, err := extract.Parse(resp.Body, p.path, r.st.want)
 	if err == nil {
 		return page, nil
 	}
 	var nr *extract.NotRecordError
 	var de *extract.DepthError
 	var tm *extract.TooManyRecordsError
-	url := r.o.Client.Redactor.String(req.URL)
+	client := r.st.o.Client
+	url := client.Redactor.String(req.URL)
 	switch {
 	case errors.Is(err, extract.ErrEmpty) && resp.Status == http.StatusNoContent:
 		return &extract.Page{}, nil
@@ -103,10 +104,10 @@ func (r *streamReader) parse(p *fetched) (*extract.Page, error) {
 			req.Method, url, resp.Status, tm.Max, recordBytes)
 	case errors.As(err, &nr):
 		return nil, fmt.Errorf("%s %s answered %d, but %v: %s", req.Method, url, resp.Status, err,
-			quoteExcerpt(r.o.Client.RedactedExcerpt(resp.Body)))
+			quoteExcerpt(client.RedactedExcerpt(resp.Body)))
 	}
 	return nil, fmt.Errorf("%s %s answered %d with a body that is not JSON (%v): %s",
-		req.Method, url, resp.Status, err, quoteExcerpt(r.o.Client.RedactedExcerpt(resp.Body)))
+		req.Method, url, resp.Status, err, quoteExcerpt(client.RedactedExcerpt(resp.Body)))
 }
 
 // quoteExcerpt quotes a redacted excerpt of a body for an error message.
@@ -119,11 +120,12 @@ func quoteExcerpt(excerpt string) string {
 
 // emit passes the records of a page through the record filter to the emitter. It stops at
 // --max-records and then returns the limit, and whether records of the page were left out.
-func (r *streamReader) emit(sl *slice, page *extract.Page, p *fetched) (emitted int, limit Limit, leftOut bool, err error) {
-	filter := r.s.Selector.Filter
+func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit Limit, leftOut bool, err error) {
+	o := r.st.o
+	filter := r.st.s.Selector.Filter
 	var vars map[string]any
 	if filter != nil {
-		vars = withParams(sl.vars(r.o.Config, p.token, p.first), r.s.Selector.Parameters)
+		vars = withParams(r.sv.vars(o.Config, p.token, p.first), r.st.s.Selector.Parameters)
 	}
 	if cap(r.batch) < len(page.Records) {
 		r.batch = make([]record.Record, 0, len(page.Records)) // made at the page's size, not grown
@@ -143,25 +145,25 @@ func (r *streamReader) emit(sl *slice, page *extract.Page, p *fetched) (emitted 
 		}
 		r.batch = append(r.batch, record.Record{Raw: rec.Raw})
 		emitted++
-		r.res.Records++
-		if r.o.MaxRecords > 0 && r.res.Records >= r.o.MaxRecords {
-			limit = Limit{Flag: "--max-records", N: r.o.MaxRecords}
+		r.res.records++
+		if o.MaxRecords > 0 && r.recordsBefore+r.res.records >= o.MaxRecords {
+			limit = Limit{Flag: "--max-records", N: o.MaxRecords}
 			leftOut = i < len(page.Records)-1
 			break
 		}
 	}
-	if r.o.Out != nil && len(r.batch) > 0 {
-		err = r.o.Out.Records(r.s.Name, r.batch)
+	if r.out != nil && len(r.batch) > 0 {
+		err = r.out.Records(r.st.s.Name, r.batch)
 	}
 	clear(r.batch) // drop the references into the body
 	return emitted, limit, leftOut, err
 }
 
 // pageInfo is what the paginator learns from a page.
-func (r *streamReader) pageInfo(sl *slice, page *extract.Page, resp *httpx.Response, reqURL string) paginate.Page {
+func (r *sliceReader) pageInfo(page *extract.Page, resp *httpx.Response, reqURL string) paginate.Page {
 	pi := paginate.Page{Count: len(page.Records), Body: page.Body, URL: reqURL,
-		Headers: paginate.NewHeaders(resp.Header, reqURL), Vars: sl.base}
-	if r.want.Values {
+		Headers: paginate.NewHeaders(resp.Header, reqURL), Vars: r.sv.base}
+	if r.st.want.Values {
 		pi.LastRecords = make([]any, len(page.Records))
 		for i, rec := range page.Records {
 			pi.LastRecords[i] = rec.Value

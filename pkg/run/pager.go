@@ -41,6 +41,8 @@ type fetched struct {
 	// this one to the loop.
 	ahead bool
 	next  any
+	// lazy marks the first page of a slice read from its parent record, not requested.
+	lazy bool
 }
 
 // fetcher is the goroutine that sends a stretch of requests: it starts at one token and ends
@@ -52,26 +54,27 @@ type fetcher struct {
 
 // fetch starts a fetcher at token; prevURL is the URL of the page before (for a next-page
 // URL to be resolved against).
-func (r *streamReader) fetch(ctx context.Context, sl *slice, token any, first bool, prevURL string) *fetcher {
+func (r *sliceReader) fetch(ctx context.Context, token any, first bool, prevURL string) *fetcher {
+	st := r.st
 	fctx, cancel := context.WithCancel(ctx)
 	f := &fetcher{out: make(chan *fetched), cancel: cancel}
-	pages, records := r.res.Pages, r.res.Records
+	pages, records := r.pagesBefore+r.res.pages, r.recordsBefore+r.res.records
 	go func() {
 		defer close(f.out)
 		var queue []*fetched
 		next, first, known := token, first, true
 		// fill sends the requests it can, held being the page waiting to be handed over.
 		fill := func(held int) {
-			for known && len(queue)+held < r.depth && fctx.Err() == nil && (r.o.MaxPages == 0 || pages < r.o.MaxPages) {
-				p := r.launch(fctx, sl, next, first, prevURL)
+			for known && len(queue)+held < st.depth && fctx.Err() == nil && (st.o.MaxPages == 0 || pages < st.o.MaxPages) {
+				p := r.launch(fctx, next, first, prevURL)
 				queue = append(queue, p)
 				pages++
 				first, known = false, false
 				if p.req != nil {
 					prevURL = p.req.URL
 				}
-				if r.speculate && p.req != nil {
-					next, known = r.predictor.Speculate(p.token)
+				if st.speculate && p.req != nil {
+					next, known = st.predictor.Speculate(p.token)
 				}
 			}
 		}
@@ -101,15 +104,15 @@ func (r *streamReader) fetch(ctx context.Context, sl *slice, token any, first bo
 
 // launch builds the request for token and starts sending it. Requests are built in the
 // order they are launched.
-func (r *streamReader) launch(ctx context.Context, sl *slice, token any, first bool, prevURL string) *fetched {
+func (r *sliceReader) launch(ctx context.Context, token any, first bool, prevURL string) *fetched {
 	p := &fetched{token: token, first: first, done: make(chan struct{})}
-	req, path, err := r.build(ctx, sl, token, first, prevURL)
+	req, path, err := r.st.build(ctx, r.sv, token, first, prevURL)
 	if err != nil {
 		p.err = err
 		close(p.done)
 		return p
 	}
-	if !r.want.Body {
+	if !r.st.want.Body {
 		// Without a `response` for templates to read, nothing refers to a page's body once
 		// the page is handled (records are copied out when emitted), so a page can be read
 		// into the memory of one already handled.
@@ -123,33 +126,34 @@ func (r *streamReader) launch(ctx context.Context, sl *slice, token any, first b
 	p.cancel = cancel
 	go func() {
 		defer close(p.done)
-		p.resp, p.err = r.send(sctx, req)
+		p.resp, p.err = r.st.send(sctx, req)
 	}()
 	return p
 }
 
 // guess counts the records of a page and returns the token of the page after it, when the
 // count decides that and no limit can stop the read at this page.
-func (r *streamReader) guess(ctx context.Context, p *fetched, pages, records int) (n int, next any, ok bool) {
-	if !r.overlap || ctx.Err() != nil || p.err != nil || p.resp.Ignored || r.o.MaxPages > 0 && pages >= r.o.MaxPages {
+func (r *sliceReader) guess(ctx context.Context, p *fetched, pages, records int) (n int, next any, ok bool) {
+	o := r.st.o
+	if !r.st.overlap || ctx.Err() != nil || p.err != nil || p.resp.Ignored || o.MaxPages > 0 && pages >= o.MaxPages {
 		return 0, nil, false
 	}
 	n, ok = extract.Count(p.resp.Body, p.path)
-	if !ok || r.o.MaxRecords > 0 && records+n >= r.o.MaxRecords {
+	if !ok || o.MaxRecords > 0 && records+n >= o.MaxRecords {
 		return 0, nil, false
 	}
-	next, ok = r.predictor.After(p.token, n)
+	next, ok = r.st.predictor.After(p.token, n)
 	return n, next, ok
 }
 
 // drain waits for a fetcher that has nothing more to hand over to end.
-func (r *streamReader) drain(f *fetcher) {
+func (r *sliceReader) drain(f *fetcher) {
 	for range f.out {
 	}
 }
 
 // stop cancels a fetcher's requests and reports the pages it still holds as discarded.
-func (r *streamReader) stop(f *fetcher, why Discard) {
+func (r *sliceReader) stop(f *fetcher, why Discard) {
 	f.cancel()
 	n := 0
 	for p := range f.out {
@@ -157,14 +161,14 @@ func (r *streamReader) stop(f *fetcher, why Discard) {
 			p.cancel()
 		}
 		n++
-		if r.o.Observer == nil || p.req == nil {
+		if r.st.o.Observer == nil || p.req == nil {
 			continue
 		}
-		ev := PageEvent{Stream: r.s.Name, Number: r.page + n, Method: p.req.Method, URL: p.req.URL,
+		ev := PageEvent{Stream: r.st.s.Name, Slice: r.sv.s, Number: r.page + n, Method: p.req.Method, URL: p.req.URL,
 			TokenBefore: p.token, End: Discarded, Discard: why}
 		if p.resp != nil {
 			ev.Status, ev.Size, ev.Discard.Answered = p.resp.Status, len(p.resp.Body), true
 		}
-		r.o.Observer.Page(ev)
+		r.st.o.Observer.Page(ev)
 	}
 }

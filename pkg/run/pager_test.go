@@ -140,9 +140,9 @@ func (e *emitter) EndPage() error { return nil }
 // observer keeps the page events.
 type observer struct{ pages []PageEvent }
 
-func (o *observer) StreamStart(string)   {}
-func (o *observer) Page(ev PageEvent)    { o.pages = append(o.pages, ev) }
-func (o *observer) StreamEnd(res Result) {}
+func (o *observer) StreamStart(StreamStart) {}
+func (o *observer) Page(ev PageEvent)       { o.pages = append(o.pages, ev) }
+func (o *observer) StreamEnd(res Result)    {}
 
 const fullPage = `{"data":[{"id":1},{"id":2},{"id":3}]}`
 

@@ -2,17 +2,20 @@
 //
 //	stream ─→ slices ─→ pages ─→ records ─→ (transform) ─→ filter ─→ emit ─→ checkpoint
 //	  │          │         │
-//	  │          │         └ pager: build the request (requester, authenticator, paginator),
-//	  │          │           send it, extract the records, decide on the next page
-//	  │          └ one empty slice today; partition routers and cursors add more
-//	  └ the stream's paginator, error handler and field path, made once
+//	  │          │         └ pager: build the request (requester, authenticator, paginator,
+//	  │          │           partition router), send it, extract the records, decide on the
+//	  │          │           next page
+//	  │          └ the partition router's slices (pkg/slice), made as they are needed; a
+//	  │            parent stream is read through this same pipeline
+//	  └ the stream's paginator, error handler, router and field path, made once
 //
 // Stream reads one stream: slice after slice, each slice page after page (pagination starts
-// again in every slice). A page's records go through the record filter to the Emitter; the
-// paginator decides on the next page. The template variables of a request are built once per
-// page from the stream's and the slice's (see vars.go). Requests may go out before the page
-// before them is handled (see pager.go); pages are always handled, and records emitted, in
-// order.
+// again in every slice). Read reads several streams with up to N slices at once and writes
+// exactly what a read of one slice at a time writes. A page's records go through the record
+// filter to an Emitter; the paginator decides on the next page. The template variables of a
+// request are built once per page from the stream's and the slice's (see vars.go). Requests
+// may go out before the page before them is handled (see pager.go); pages are always
+// handled, and records emitted, in order.
 package run
 
 import (
@@ -25,6 +28,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/paginate"
 	"connector/pkg/record"
+	"connector/pkg/slice"
 )
 
 // Emitter receives the records of a read.
@@ -37,24 +41,45 @@ type Emitter interface {
 	EndPage() error
 }
 
-// Observer hears about the progress of a read. Its methods are called from the goroutine
-// that reads the stream.
+// Observer hears about the progress of a read. Read calls it from the goroutines that read
+// slices, so an Observer of a concurrent read must be safe for concurrent use.
 type Observer interface {
-	StreamStart(stream string)
+	StreamStart(s StreamStart)
 	Page(ev PageEvent)
 	StreamEnd(res Result)
 }
 
+// StreamStart announces the read of a stream.
+type StreamStart struct {
+	Stream string
+	// Pagination describes the stream's pagination (paginate.Paginator.Describe).
+	Pagination string
+	// ParentOf is set when the stream is read for the partitions of another: its records
+	// are not emitted.
+	ParentOf string
+}
+
 // Result is the outcome of one stream.
 type Result struct {
-	Stream  string
-	Records int
-	Pages   int
-	// Limit is set when --max-pages or --max-records ended the stream early.
+	Stream string
+	// ParentOf is set for a stream read for the partitions of another.
+	ParentOf string
+	Records  int
+	Pages    int
+	Slices   int
+	// Limit is set when --max-slices, --max-pages or --max-records ended the stream early.
 	Limit Limit
 	Err   error
 	// FirstPageRecords is the number of records the first page yielded (for check).
 	FirstPageRecords int
+	// Skipped counts the parent records that had no value at parent_key, per parent stream.
+	Skipped []Skipped
+}
+
+// Skipped is how many records of a parent stream gave no partition.
+type Skipped struct {
+	Parent, ParentKey string
+	Records           int
 }
 
 // Options configure a read.
@@ -64,8 +89,8 @@ type Options struct {
 	Client   *httpx.Client
 	Out      Emitter  // nil: records are counted, not written
 	Observer Observer // nil: nobody listens
-	// MaxPages and MaxRecords end each stream early (0: no limit).
-	MaxPages, MaxRecords int
+	// MaxSlices, MaxPages and MaxRecords end each stream early (0: no limit).
+	MaxSlices, MaxPages, MaxRecords int
 	// Prefetch is how many pages may be in flight at once when the next page tokens are
 	// predictable (see pager.go); 0 or 1 reads one page at a time.
 	Prefetch int
@@ -82,52 +107,125 @@ type Options struct {
 	strategy paginate.Strategy
 }
 
-// StreamError is a stream that failed, naming the stream and the page.
+// StreamError is a stream that failed, naming the stream, the slice and the page.
 type StreamError struct {
 	Stream string
-	Page   int
-	Err    error
+	// Slice is the slice that failed; nil for a stream without partitions, or when making
+	// the slices failed (a parent stream's failure).
+	Slice *slice.Slice
+	Page  int // 0 when no page was being read
+	Err   error
 }
 
 func (e *StreamError) Error() string {
-	return fmt.Sprintf("stream %s, page %d: %v", e.Stream, e.Page, e.Err)
+	switch {
+	case e.Slice != nil && e.Page > 0:
+		return fmt.Sprintf("stream %s, slice %s, page %d: %v", e.Stream, e.Slice, e.Page, e.Err)
+	case e.Slice != nil:
+		return fmt.Sprintf("stream %s, slice %s: %v", e.Stream, e.Slice, e.Err)
+	case e.Page > 0:
+		return fmt.Sprintf("stream %s, page %d: %v", e.Stream, e.Page, e.Err)
+	}
+	return fmt.Sprintf("stream %s: %v", e.Stream, e.Err)
 }
 
 func (e *StreamError) Unwrap() error { return e.Err }
 
-// Stream reads one stream to its end (or its limit) and reports the outcome.
+// Stream reads one stream to its end (or its limit), one slice at a time, and reports the
+// outcome. Its records go to o.Out.
 func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
-	r := &streamReader{o: o, s: s, res: Result{Stream: s.Name}}
+	st, err := newStream(o, s, "")
 	if o.Observer != nil {
-		o.Observer.StreamStart(s.Name)
-	}
-	if err := r.read(ctx); err != nil {
-		r.res.Err = &StreamError{Stream: s.Name, Page: max(r.page, 1), Err: err}
-		if errors.Is(err, context.Canceled) {
-			r.res.Err = err
+		ss := StreamStart{Stream: s.Name}
+		if st != nil {
+			ss.Pagination = st.pag.Describe()
 		}
+		o.Observer.StreamStart(ss)
+	}
+	res := Result{Stream: s.Name}
+	if err == nil {
+		res = st.readAll(ctx, func(*slice.Slice) Emitter { return o.Out })
+	} else {
+		res.Err = &StreamError{Stream: s.Name, Err: err}
 	}
 	if o.Out != nil {
-		if ferr := o.Out.EndPage(); ferr != nil && r.res.Err == nil {
-			r.res.Err = ferr
+		if ferr := o.Out.EndPage(); ferr != nil && res.Err == nil {
+			res.Err = ferr
 		}
 	}
 	if o.Observer != nil {
-		o.Observer.StreamEnd(r.res)
+		o.Observer.StreamEnd(res)
 	}
-	return r.res
+	return res
 }
 
-// read is the pipeline of one stream: set up, then every slice in order.
-func (r *streamReader) read(ctx context.Context) error {
-	if err := r.setUp(); err != nil {
-		return err
-	}
-	for _, sl := range r.slices() {
-		done, err := r.readSlice(ctx, sl)
-		if err != nil || done {
-			return err
+// readAll reads the slices of the stream in order, each into the emitter out gives it.
+func (st *stream) readAll(ctx context.Context, out func(*slice.Slice) Emitter) Result {
+	res := Result{Stream: st.s.Name, ParentOf: st.parentOf}
+	for sl, err := range st.router.Slices(ctx) {
+		if err != nil {
+			res.Err = st.wrap(nil, 0, err)
+			break
+		}
+		if lim := st.limitBefore(res); lim.Set() {
+			res.Limit = lim
+			break
+		}
+		res.Slices++
+		sl.Number = res.Slices
+		sr := st.newSliceReader(sl, out(sl), res.Pages, res.Records)
+		sres := sr.read(ctx)
+		res.add(sres)
+		if res.Err != nil || sres.Limit.Set() {
+			break
 		}
 	}
-	return nil
+	res.Skipped = st.skipped
+	return res
+}
+
+// limitBefore is the limit that ends the stream before its next slice, if one does: the
+// slices, pages or records it may read are read already.
+func (st *stream) limitBefore(res Result) Limit {
+	o := st.o
+	switch {
+	case o.MaxSlices > 0 && res.Slices >= o.MaxSlices:
+		return Limit{Flag: "--max-slices", N: o.MaxSlices}
+	case o.MaxPages > 0 && res.Pages >= o.MaxPages:
+		return Limit{Flag: "--max-pages", N: o.MaxPages}
+	case o.MaxRecords > 0 && res.Records >= o.MaxRecords:
+		return Limit{Flag: "--max-records", N: o.MaxRecords}
+	}
+	return Limit{}
+}
+
+// add takes in the outcome of one slice.
+func (res *Result) add(s sliceResult) {
+	if res.Pages == 0 && s.pages > 0 {
+		res.FirstPageRecords = s.firstPageRecords
+	}
+	res.Pages += s.pages
+	res.Records += s.records
+	if s.Limit.Set() {
+		res.Limit = s.Limit
+	}
+	if s.err != nil && res.Err == nil {
+		res.Err = s.err
+	}
+}
+
+// wrap names the stream, the slice and the page in an error; a cancellation is passed as it
+// is.
+func (st *stream) wrap(sl *slice.Slice, page int, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	var se *StreamError
+	if errors.As(err, &se) && se.Stream == st.s.Name {
+		return err
+	}
+	if sl != nil && sl.Empty() {
+		sl = nil
+	}
+	return &StreamError{Stream: st.s.Name, Slice: sl, Page: page, Err: err}
 }

@@ -13,6 +13,11 @@ import (
 
 // getAttr is a.b: a key of a mapping, a field of a loop, namespace or datetime.
 func getAttr(x any, name string) any {
+	if a, ok := x.(Attributes); ok {
+		if v, ok := a.Attr(name); ok {
+			return v
+		}
+	}
 	switch o := x.(type) {
 	case map[string]any:
 		if v, ok := o[name]; ok {

@@ -38,6 +38,9 @@ func IsEmpty(v any) bool {
 // Truthy reports Python truthiness: nil, Undefined, false, 0, 0.0, "", and
 // empty lists and maps are false; everything else is true.
 func Truthy(v any) bool {
+	if t, ok := v.(Truther); ok {
+		return t.Truthy()
+	}
 	switch x := v.(type) {
 	case nil, undefined:
 		return false
@@ -169,6 +172,18 @@ func ToBool(v any) (bool, error) {
 type Mapping interface {
 	Get(key string) (any, bool)
 	Keys() []string
+}
+
+// Attributes is a value with attributes of its own besides its keys, as a Python object has
+// (the CDK's StreamSlice has `partition`, `cursor_slice` and `extra_fields`): `a.b` reads the
+// attribute b first, then the key b; `a['b']` reads the key only.
+type Attributes interface {
+	Attr(name string) (any, bool)
+}
+
+// Truther is a value with its own truthiness (Python's __bool__).
+type Truther interface {
+	Truthy() bool
 }
 
 // number is a normalized numeric value.
@@ -475,4 +490,37 @@ func typeName(v any) string {
 		return "dict"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// Numeric returns a number's value as text, equal for numbers Python finds equal (1, 1.0
+// and json.Number("1") all give "1"); false for a value that is not a number.
+func Numeric(v any) (string, bool) {
+	n, k := toNumber(v)
+	switch k {
+	case numInt:
+		return strconv.FormatInt(n.i, 10), true
+	case numFloat:
+		if n.f == math.Trunc(n.f) && math.Abs(n.f) < 1<<63 {
+			return strconv.FormatInt(int64(n.f), 10), true
+		}
+		return strconv.FormatFloat(n.f, 'g', -1, 64), true
+	}
+	return "", false
+}
+
+// LiteralEval reads text as a Python literal (a list, a mapping, a string, a number, True,
+// False, None), as the CDK's ast.literal_eval of an interpolated string does.
+func LiteralEval(text string) (any, error) {
+	if strings.Contains(text, "}}") || strings.Contains(text, "{%") {
+		return nil, fmt.Errorf("not a literal")
+	}
+	t, err := Compile("{{ "+text+" }}", nil)
+	if err != nil {
+		return nil, fmt.Errorf("not a literal: %w", err)
+	}
+	v, err := t.Eval(map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
 }
