@@ -69,13 +69,26 @@ func (r *RecordWriter) Records(stream string, recs []record.Record) error {
 
 // record writes one record; the caller holds r.mu.
 func (r *RecordWriter) record(stream string, rec record.Record) error {
-	b := r.cur
+	b, err := r.line(r.cur, r.prefix(stream), rec)
+	if err != nil {
+		return fmt.Errorf("stream %s: %w", stream, err) // r.cur is left as it was
+	}
+	r.cur = b
+	if len(r.cur) < chunkSize {
+		return nil
+	}
+	r.handOff()
+	return r.out.failed()
+}
+
+// line appends the line of one record to b; prefix is the stream's (see prefix).
+func (r *RecordWriter) line(b, prefix []byte, rec record.Record) ([]byte, error) {
 	if r.format != FormatRecords {
-		b = append(b, r.prefix(stream)...)
+		b = append(b, prefix...)
 	}
 	b, err := rec.AppendJSON(b)
 	if err != nil {
-		return fmt.Errorf("stream %s: %w", stream, err) // r.cur is left as it was
+		return nil, err
 	}
 	switch r.format {
 	case FormatEnvelope:
@@ -85,11 +98,37 @@ func (r *RecordWriter) record(stream string, rec record.Record) error {
 		b = strconv.AppendInt(b, r.now().UnixMilli(), 10)
 		b = append(b, `}}`...)
 	}
-	r.cur = append(b, '\n')
-	if len(r.cur) < chunkSize {
-		return nil
+	return append(b, '\n'), nil
+}
+
+// lines writes lines formatted by line, whole.
+func (r *RecordWriter) lines(b []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(b) > 0 {
+		room := max(chunkSize-len(r.cur), 0)
+		if room == 0 {
+			r.handOff()
+			if err := r.out.failed(); err != nil {
+				return err
+			}
+			continue
+		}
+		// Cut at the end of a line within the room, so that a chunk never splits a line.
+		n := len(b)
+		if n > room {
+			if i := bytes.LastIndexByte(b[:room], '\n'); i >= 0 {
+				n = i + 1
+			} else if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				n = i + 1
+			}
+		}
+		r.cur = append(r.cur, b[:n]...)
+		b = b[n:]
+		if len(r.cur) >= chunkSize {
+			r.handOff()
+		}
 	}
-	r.handOff()
 	return r.out.failed()
 }
 
@@ -104,11 +143,21 @@ func (r *RecordWriter) handOff() {
 }
 
 // prefix is what comes before a record of stream in the envelope and airbyte formats,
-// encoded once per stream rather than once per record.
+// encoded once per stream rather than once per record. The caller holds r.mu.
 func (r *RecordWriter) prefix(stream string) []byte {
 	if p, ok := r.prefixes[stream]; ok {
 		return p
 	}
+	p := r.newPrefix(stream)
+	if r.prefixes == nil {
+		r.prefixes = map[string][]byte{}
+	}
+	r.prefixes[stream] = p
+	return p
+}
+
+// newPrefix encodes the prefix of stream.
+func (r *RecordWriter) newPrefix(stream string) []byte {
 	var b bytes.Buffer
 	if r.format == FormatAirbyte {
 		b.WriteString(`{"type":"RECORD","record":{"stream":`)
@@ -117,10 +166,6 @@ func (r *RecordWriter) prefix(stream string) []byte {
 	}
 	writeString(&b, stream)
 	b.WriteString(`,"data":`)
-	if r.prefixes == nil {
-		r.prefixes = map[string][]byte{}
-	}
-	r.prefixes[stream] = b.Bytes()
 	return b.Bytes()
 }
 
