@@ -78,6 +78,9 @@ func (r *sliceReader) readPages(ctx context.Context) (err error) {
 	for {
 		p, ok := <-f.out
 		if !ok {
+			if err := ctx.Err(); err != nil {
+				return err // interrupted between two pages
+			}
 			return errors.New("internal error: the pager ended before the slice")
 		}
 		r.page = r.res.pages + 1
