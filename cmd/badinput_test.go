@@ -172,7 +172,7 @@ func validateArgs(file string) func(e *badEnv) []string {
 }
 
 func TestBadInputs(t *testing.T) {
-	fakeWaits(t)
+	env, _ := fakeWaits() // a retry does not wait
 	api := badAPI(t)
 	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	tlsSrv.Config.ErrorLog = quietLog()
@@ -190,7 +190,7 @@ func TestBadInputs(t *testing.T) {
 	for _, tt := range badInputs {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &badEnv{t: t, api: api.URL, tls: tlsSrv.URL, closed: closed}
-			res := runCLI(t, "", tt.args(e)...)
+			res := runCLIEnv(t, env, "", tt.args(e)...)
 			stderr := strings.NewReplacer(api.URL, "API", tlsSrv.URL, "TLS", closed, "CLOSED").Replace(res.Stderr)
 			if res.Code != tt.code {
 				t.Errorf("exit code %d, want %d\nstderr:\n%s", res.Code, tt.code, stderr)

@@ -350,14 +350,15 @@ func runUsageCases(t *testing.T, cases []usageCase) {
 					t.Fatal(err)
 				}
 			}
+			vars := map[string]string{}
 			for k, v := range tt.env {
-				t.Setenv(k, strings.ReplaceAll(v, "SETTINGS", settings))
+				vars[k] = strings.ReplaceAll(v, "SETTINGS", settings)
 			}
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {
 				args[i] = strings.NewReplacer("DEF", def, "SETTINGS", settings).Replace(a)
 			}
-			res := runCLI(t, "", args...)
+			res := runCLIEnv(t, testEnv(vars), "", args...)
 			stderr := strings.ReplaceAll(res.Stderr, settings, "SETTINGS")
 			if res.Code != tt.code || stderr != tt.stderr {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", res.Code, stderr, tt.code, tt.stderr)
@@ -540,14 +541,15 @@ read:
 		t.Run(tt.name, func(t *testing.T) {
 			before := len(api.requests())
 			path := writeFile(t, "settings.yaml", strings.ReplaceAll(settings, "VALUES", values))
+			vars := map[string]string{}
 			for k, v := range tt.env {
-				t.Setenv(k, strings.ReplaceAll(v, "SETTINGS", path))
+				vars[k] = strings.ReplaceAll(v, "SETTINGS", path)
 			}
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {
 				args[i] = strings.NewReplacer("DEF", def, "SETTINGS", path).Replace(a)
 			}
-			res := runCLI(t, "", args...)
+			res := runCLIEnv(t, testEnv(vars), "", args...)
 			res.Stdout = e2eScrub(res.Stdout, api)
 			if tt.args[0] == "paginate-trace" {
 				// Only the end of the stream is compared: TestTraceMaxRecords checks the rest.
@@ -684,7 +686,7 @@ spec:
 // TestAirbyteTraceError: in --format airbyte a failed stream writes a TRACE ERROR message,
 // classified and redacted, before its INCOMPLETE status; the other streams go on.
 func TestAirbyteTraceError(t *testing.T) {
-	fakeWaits(t)
+	env, _ := fakeWaits() // the retries do not wait
 	const token = "tok-9f8e7d6c"
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -705,7 +707,7 @@ func TestAirbyteTraceError(t *testing.T) {
 	})
 	def := writeFile(t, "def.yaml", failingDef)
 	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\ntoken: "+token+"\n")
-	res := runCLI(t, "", "read", def, "--testing-values", vals, "--format", "airbyte")
+	res := runCLIEnv(t, env, "", "read", def, "--testing-values", vals, "--format", "airbyte")
 	status := func(stream, s string) string {
 		return `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"` + stream + `"},"status":"` + s + `"}}}`
 	}
@@ -738,7 +740,7 @@ func TestAirbyteTraceError(t *testing.T) {
 
 // TestAirbyteTraceErrorNetwork: a connection refused after the retries is transient.
 func TestAirbyteTraceErrorNetwork(t *testing.T) {
-	fakeWaits(t)
+	env, _ := fakeWaits() // the retries do not wait
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -746,7 +748,7 @@ func TestAirbyteTraceErrorNetwork(t *testing.T) {
 	closed := "http://" + l.Addr().String()
 	l.Close()
 	def := writeFile(t, "def.yaml", e2eOneStream("type: HttpRequester\nurl_base: \"{{ config['base_url'] }}\"\npath: /items\n", e2eWholeBody))
-	res := runCLI(t, "", "read", def, "--set", "base_url="+closed, "--format", "airbyte")
+	res := runCLIEnv(t, env, "", "read", def, "--set", "base_url="+closed, "--format", "airbyte")
 	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(res.Stdout, closed, "CLOSED")), "\n")
 	if res.Code != 1 || len(lines) != 3 {
 		t.Fatalf("exit %d, stdout:\n%s", res.Code, res.Stdout)
@@ -793,7 +795,7 @@ func TestOAuthRefusesAWrongState(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			values := writeOAuthValues(t, demo.URL)
 			before, _ := os.ReadFile(values)
-			run := startOAuth(t, append([]string{oauthDef, "--testing-values", values}, extra...)...)
+			run := startOAuth(t, testEnv(nil), append([]string{oauthDef, "--testing-values", values}, extra...)...)
 			consent := run.consentURL(t)
 			u, err := url.Parse(consent)
 			if err != nil {

@@ -101,11 +101,11 @@ func TestE2ETestingValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := len(api.requests())
-			t.Setenv("CONNECTOR_TESTING_VALUES", tt.env)
-			if tt.env == "" {
-				os.Unsetenv("CONNECTOR_TESTING_VALUES")
+			vars := map[string]string{}
+			if tt.env != "" {
+				vars["CONNECTOR_TESTING_VALUES"] = tt.env
 			}
-			res := runCLI(t, tt.stdin, append([]string{"read", def}, tt.args...)...)
+			res := runCLIEnv(t, testEnv(vars), tt.stdin, append([]string{"read", def}, tt.args...)...)
 			e2eCheckResult(t, api, res, 0, "{\"id\":1}\n", "")
 			got := api.requests()[before:]
 			if len(got) != 1 {

@@ -200,7 +200,7 @@ var responseLimits = []limitCase{
 }
 
 func TestResponseLimits(t *testing.T) {
-	fakeWaits(t) // a retry would not wait; the count of requests shows it
+	env, _ := fakeWaits() // a retry would not wait; the count of requests shows it
 	api := limitsAPI(t)
 	for _, tt := range responseLimits {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,7 +220,7 @@ func TestResponseLimits(t *testing.T) {
 			vals := writeFile(t, "values.yaml", "base_url: "+base+"\napi_key: "+badSecret+"\n"+
 				"username: demo\npassword: "+badSecret+"\nclient_id: demo-client\nclient_secret: "+badSecret+"\nrefresh_token: "+badSecret+"\n")
 			before := len(api.requests())
-			res := runCLI(t, "", append([]string{command, def, "--testing-values", vals}, tt.args...)...)
+			res := runCLIEnv(t, env, "", append([]string{command, def, "--testing-values", vals}, tt.args...)...)
 			stderr := strings.ReplaceAll(res.Stderr, api.URL, "API")
 			stdout := strings.ReplaceAll(res.Stdout, api.URL, "API")
 			if res.Code != tt.code {
@@ -261,8 +261,8 @@ func TestResponseLimits(t *testing.T) {
 func TestMaxBodyFromTheEnvironment(t *testing.T) {
 	api := limitsAPI(t)
 	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"/size-1025\napi_key: "+badSecret+"\n")
-	t.Setenv("CONNECTOR_MAX_BODY", "1KiB")
-	res := runCLI(t, "", "read", "testdata/badinput/api.yaml", "--testing-values", vals)
+	env := testEnv(map[string]string{"CONNECTOR_MAX_BODY": "1KiB"})
+	res := runCLIEnv(t, env, "", "read", "testdata/badinput/api.yaml", "--testing-values", vals)
 	want := "error: stream items, page 1: GET API/size-1025/items?key=**** answered 200 with a body larger than 1 KiB (--max-body raises the limit) (0 records written before the failure)"
 	if stderr := strings.ReplaceAll(res.Stderr, api.URL, "API"); res.Code != 1 || !hasLine(stderr, want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and the line:\n%s", res.Code, stderr, want)

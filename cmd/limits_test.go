@@ -212,10 +212,11 @@ func (z *endless) Read(p []byte) (int, error) {
 
 func TestEndlessTestingValuesOnStdin(t *testing.T) {
 	def := writeFile(t, "def.yaml", limitDef("", "          a: 1"))
-	t.Setenv("NO_COLOR", "1")
 	var out, errb bytes.Buffer
 	in := &endless{}
-	code := Execute([]string{"read", def, "--testing-values", "-"}, in, &out, &errb)
+	env := testEnv(nil)
+	env.Stdin, env.Stdout, env.Stderr = in, &out, &errb
+	code := Execute(context.Background(), []string{"read", def, "--testing-values", "-"}, env)
 	if code != exitInvalid || errb.String() != "<stdin>: error: the testing values are larger than 16 MiB (a limit of connector)\n" {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
@@ -241,7 +242,8 @@ func TestCanceledLoad(t *testing.T) {
 	}
 
 	var opts *readOptions
-	c := newCmdRead(s, func(o *readOptions) error { opts = o; return nil })
+	env := testEnv(nil)
+	c := newCmdRead(s, &env, func(o *readOptions) error { opts = o; return nil })
 	c.SetArgs([]string{def, "--testing-values", vals})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)

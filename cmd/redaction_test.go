@@ -286,7 +286,6 @@ func TestDerivedSecretInTrace(t *testing.T) {
 // the request's Basic credentials in every form; nothing of the client secret or the
 // Basic header reaches stderr.
 func TestOAuthExchangeFailureIsRedacted(t *testing.T) {
-	fixClock(t)
 	const secret = `cl"ient&secret\7`
 	p := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -304,7 +303,7 @@ func TestOAuthExchangeFailureIsRedacted(t *testing.T) {
 		}
 	})
 	values := writeFile(t, "values.yaml", fmt.Sprintf("base_url: %s\nclient_id: cid-Q7w9z\nclient_secret: %s\n", p.URL, mustJSON(secret)))
-	run := startOAuth(t, oauthDef, "--testing-values", values)
+	run := startOAuth(t, fixedClock(), oauthDef, "--testing-values", values)
 	browse(t, run.consentURL(t))
 	code, stderr := run.wait(t)
 	if code != 1 {
