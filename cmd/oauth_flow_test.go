@@ -158,6 +158,7 @@ func challenge(verifier string) string {
 }
 
 func TestOAuthFlowExactRequests(t *testing.T) {
+	t.Parallel()
 	p := provider(t, "", http.StatusOK, `{"access_token":"at-123456","refresh_token":"rt-654321","expires_in":3600,"token_type":"Bearer"}`)
 	values := writeOAuthValues(t, p.URL)
 	run := startOAuth(t, fixedClock(), oauthDef, "--testing-values", values)
@@ -238,6 +239,7 @@ func TestOAuthFlowExactRequests(t *testing.T) {
 }
 
 func TestOAuthFlowDemoAPIWithPKCEThenRead(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(demoapi.Handler(demoapi.Options{}))
 	defer srv.Close()
 	values := writeOAuthValues(t, srv.URL)
@@ -259,8 +261,9 @@ func TestOAuthFlowDemoAPIWithPKCEThenRead(t *testing.T) {
 }
 
 func TestOAuthFlowFailures(t *testing.T) {
+	t.Parallel()
 	demo := httptest.NewServer(demoapi.Handler(demoapi.Options{}))
-	defer demo.Close()
+	t.Cleanup(demo.Close) // after the parallel subtests
 	tests := []struct {
 		name     string
 		base     func(t *testing.T) string
@@ -305,6 +308,7 @@ func TestOAuthFlowFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			base := tt.base(t)
 			values := writeOAuthValues(t, base)
 			before, _ := os.ReadFile(values)
@@ -328,6 +332,7 @@ func TestOAuthFlowFailures(t *testing.T) {
 }
 
 func TestOAuthWithoutAdvancedAuth(t *testing.T) {
+	t.Parallel()
 	values := writeFile(t, "values.yaml", "bearer_token: x\nbase_url: http://127.0.0.1:1\n")
 	res := runCLI(t, "", "oauth", "../definitions/bearer-auth.yaml", "--testing-values", values)
 	want := "error: ../definitions/bearer-auth.yaml: the definition has no spec.advanced_auth: connector oauth needs " +
@@ -338,6 +343,7 @@ func TestOAuthWithoutAdvancedAuth(t *testing.T) {
 }
 
 func TestOAuthMissingClientSecret(t *testing.T) {
+	t.Parallel()
 	values := writeFile(t, "values.yaml", "base_url: http://127.0.0.1:1\nclient_id: demo-client\n")
 	res := runCLI(t, "", "oauth", oauthDef, "--testing-values", values)
 	want := "error: " + values + ": the testing values have no client secret at client_secret (the path spec.advanced_auth gives)\n"
@@ -347,6 +353,7 @@ func TestOAuthMissingClientSecret(t *testing.T) {
 }
 
 func TestOAuthFlags(t *testing.T) {
+	t.Parallel()
 	var got *oauthOptions
 	c := newCmdOAuth(newIOStreams(nil, io.Discard, io.Discard), &Env{}, func(o *oauthOptions) error { got = o; return nil })
 	c.SetArgs([]string{"def.yaml", "--testing-values", "v.yaml", "--port", "8899", "--open", "--timeout", "2m"})

@@ -122,6 +122,7 @@ func paths(api *recorder) []string {
 }
 
 func TestResilienceRetries(t *testing.T) {
+	t.Parallel()
 	retryAt := resT0.Add(30 * time.Second).Format(http.TimeFormat)
 	tests := []struct {
 		name    string
@@ -217,6 +218,7 @@ backoff_strategies:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			env, waits := fakeWaits()
 			api := scripted(t, tt.replies...)
 			res := resRead(t, env, api, resDef(tt.handler), tt.args...)
@@ -237,8 +239,10 @@ backoff_strategies:
 // A server that accepts and never answers, and one that trickles its body, end in a clear
 // timeout error after the retries; what was read before is written.
 func TestResilienceStallAndTrickle(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"stall", "trickle"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			env, waits := fakeWaits()
 			release := make(chan struct{})
 			var mu sync.Mutex
@@ -292,6 +296,7 @@ func TestResilienceStallAndTrickle(t *testing.T) {
 
 // A redirect to another host (127.0.0.1 → localhost) is followed without the API key.
 func TestResilienceRedirectToAnotherHost(t *testing.T) {
+	t.Parallel()
 	env, _ := fakeWaits()
 	other := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"data":[{"id":9}]}`))
