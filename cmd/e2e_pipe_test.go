@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,5 +94,69 @@ func TestE2EBrokenPipe(t *testing.T) {
 	}
 	if stderr.String() != "" {
 		t.Errorf("stderr %q, want nothing", stderr.String())
+	}
+}
+
+// TestE2EInterrupt runs the built binary and sends it SIGINT, as Ctrl-C would, during a read
+// that would never end: it exits 130, says where the stream stopped, and has written every
+// record it counts there, each on a whole line.
+func TestE2EInterrupt(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildConnector(t)
+	api, def, vals := endlessRead(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, bin, "read", def, "--testing-values", vals)
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(stdout)
+	first, err := out.ReadString('\n') // the read is under way
+	if err != nil {
+		t.Fatalf("reading the first line: %v", err)
+	}
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	rest, err := io.ReadAll(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("the read did not stop after SIGINT (killed after 30 s; %d requests)", len(api.requests()))
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Errorf("exit %v, want exit status 130", err)
+	}
+	m := regexp.MustCompile(`^interrupted: items stopped after (\d+) records? and \d+ pages?\n$`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("stderr %q, want one line saying where the read stopped", stderr.String())
+	}
+	written := first + string(rest)
+	lines := strings.SplitAfter(written, "\n")
+	if last := lines[len(lines)-1]; last != "" {
+		t.Errorf("stdout ends in a cut line %q", last)
+	}
+	lines = lines[:len(lines)-1]
+	if strconv.Itoa(len(lines)) != m[1] {
+		t.Errorf("stdout has %d records, stderr says %s were read", len(lines), m[1])
+	}
+	for i, line := range lines {
+		want := fmt.Sprintf("{\"page\":%d,\"n\":%d}\n", i/2, i%2+1)
+		if line != want {
+			t.Fatalf("record %d is %q, want %q", i+1, line, want)
+		}
 	}
 }
