@@ -100,6 +100,7 @@ func tokenAPI(t *testing.T, tokenBody func(n int) (int, string)) *recorder {
 const oauthValues = "client_id: cid-123\nclient_secret: csecret-456\nrefresh_token: rtok-789\n"
 
 func TestOAuthTokenRequestJSONWithScopesAndBody(t *testing.T) {
+	t.Parallel()
 	api := tokenAPI(t, func(int) (int, string) { return 200, `{"access_token":"acc-AAA111","expires_in":3600}` })
 	def := authDef(t, `
     type: OAuthAuthenticator
@@ -137,6 +138,7 @@ func TestOAuthTokenRequestJSONWithScopesAndBody(t *testing.T) {
 }
 
 func TestOAuthClientCredentialsFormEncoded(t *testing.T) {
+	t.Parallel()
 	api := tokenAPI(t, func(int) (int, string) { return 200, `{"token":"acc-FORM22","ttl":"600"}` })
 	def := authDef(t, `
     type: OAuthAuthenticator
@@ -172,6 +174,7 @@ func TestOAuthClientCredentialsFormEncoded(t *testing.T) {
 }
 
 func TestOAuthRejectedRefreshFailsWithoutSecrets(t *testing.T) {
+	t.Parallel()
 	api := tokenAPI(t, func(int) (int, string) {
 		return 400, `{"error":"invalid_grant","error_description":"refresh token rtok-789 is revoked"}`
 	})
@@ -204,6 +207,7 @@ func TestOAuthRejectedRefreshFailsWithoutSecrets(t *testing.T) {
 }
 
 func TestOAuthNoTokenInResponse(t *testing.T) {
+	t.Parallel()
 	api := tokenAPI(t, func(int) (int, string) { return 200, `{"token_type":"bearer"}` })
 	def := authDef(t, `
     type: OAuthAuthenticator
@@ -220,6 +224,7 @@ func TestOAuthNoTokenInResponse(t *testing.T) {
 }
 
 func TestOAuthStoredTokenStillValidIsUsedWithoutRefresh(t *testing.T) {
+	t.Parallel()
 	api := tokenAPI(t, func(int) (int, string) { return 200, `{"access_token":"acc-NEW","expires_in":3600}` })
 	def := authDef(t, `
     type: OAuthAuthenticator
@@ -258,6 +263,7 @@ func TestOAuthStoredTokenStillValidIsUsedWithoutRefresh(t *testing.T) {
 }
 
 func TestOAuthRefreshOn401OneRefreshOneRetry(t *testing.T) {
+	t.Parallel()
 	clock := newAuthClock()
 	demo := newAuthDemo(t, demoapi.Options{Now: clock.Now, AccessTokenTTL: time.Hour, Records: 60})
 	vals := authDemoValues(t, demo.URL)
@@ -319,6 +325,7 @@ func TestOAuthRefreshOn401OneRefreshOneRetry(t *testing.T) {
 }
 
 func TestOAuthDatedExpiryFormEncoded(t *testing.T) {
+	t.Parallel()
 	clock := newAuthClock()
 	demo := newAuthDemo(t, demoapi.Options{Now: clock.Now, Records: 150})
 	vals := authDemoValues(t, demo.URL)
@@ -337,6 +344,7 @@ func TestOAuthDatedExpiryFormEncoded(t *testing.T) {
 }
 
 func TestOAuthDatedExpiryWithoutZoneIsUTCAndWrittenBack(t *testing.T) {
+	t.Parallel()
 	api := tokenAPI(t, func(n int) (int, string) {
 		return 200, fmt.Sprintf(`{"access_token":"acc-D%d","valid_until":"2099-03-04 05:06:07","refresh_token":"rtok-next-%d"}`, n, n)
 	})

@@ -51,6 +51,7 @@ func readRotated(t *testing.T, path string) (refresh, access string, expiry time
 }
 
 func TestOAuthRotationWritesBackAndSecondReadUsesRotatedToken(t *testing.T) {
+	t.Parallel()
 	clock := newAuthClock()
 	demo := newAuthDemo(t, demoapi.Options{Now: clock.Now, AccessTokenTTL: time.Hour, Records: 150})
 	vals := filepath.Join(t.TempDir(), "values.yaml")
@@ -137,6 +138,7 @@ func TestOAuthRotationWritesBackAndSecondReadUsesRotatedToken(t *testing.T) {
 }
 
 func TestOAuthRotationToTestingValuesOut(t *testing.T) {
+	t.Parallel()
 	demo := newAuthDemo(t, demoapi.Options{Records: 10})
 	content := strings.Replace(rotatingValues, "BASE", demo.URL, 1)
 	def := authDefinition("oauth-rotating-refresh-token.yaml")
@@ -161,6 +163,7 @@ func TestOAuthRotationToTestingValuesOut(t *testing.T) {
 }
 
 func TestOAuthUpdaterNeedsInitialToken(t *testing.T) {
+	t.Parallel()
 	demo := newAuthDemo(t, demoapi.Options{})
 	content := strings.Replace(rotatingValues, "BASE", demo.URL, 1)
 	content = strings.Replace(content, "  access_token: demo-expired-access-token\n", "", 1)

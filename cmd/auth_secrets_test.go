@@ -62,6 +62,7 @@ func authEchoAPI(t *testing.T) *recorder {
 // API that echoes the request in its errors, and looks for every credential and every issued
 // token, in every encoding, in stderr, the trace and the check report.
 func TestNoSecretInOutputForEveryAuthMethod(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		def  string
 		keys []string
@@ -91,6 +92,7 @@ func TestNoSecretInOutputForEveryAuthMethod(t *testing.T) {
 	odd := func(key string) string { return "s3/" + key + "+=?&é x:y%" }
 	for _, c := range cases {
 		t.Run(strings.TrimSuffix(c.def, ".yaml"), func(t *testing.T) {
+			t.Parallel()
 			echo := authEchoAPI(t)
 			type server struct {
 				name   string

@@ -9,6 +9,7 @@ import (
 // The seed: "When the grant type is refresh_token, the end user must provide a refresh token."
 // An empty one is refused before any request, as invalid testing values (exit 3).
 func TestOAuthRefreshGrantNeedsARefreshToken(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"access_token":"a","expires_in":3600}`))
 	})

@@ -9,6 +9,7 @@ import (
 // The login requester's own error_handler decides about login failures: a FAIL filter stops
 // at once with its message instead of the default retries of a 503.
 func TestSessionLoginUsesItsOwnErrorHandler(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/login" {
 			w.WriteHeader(503)

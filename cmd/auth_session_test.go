@@ -9,6 +9,7 @@ import (
 )
 
 func TestSessionWithoutExpirationLogsInBeforeEveryDataRequest(t *testing.T) {
+	t.Parallel()
 	demo := newAuthDemo(t, demoapi.Options{Records: 250})
 	vals := authDemoValues(t, demo.URL)
 	res := runCLI(t, "", "read", authDefinition("session-token-no-expiration.yaml"), "--testing-values", vals, "--stream", "books")
@@ -45,6 +46,7 @@ func TestSessionWithoutExpirationLogsInBeforeEveryDataRequest(t *testing.T) {
 }
 
 func TestSessionWithExpirationLogsInOnce(t *testing.T) {
+	t.Parallel()
 	demo := newAuthDemo(t, demoapi.Options{Records: 250})
 	vals := authDemoValues(t, demo.URL)
 	res := runCLI(t, "", "read", authDefinition("session-token.yaml"), "--testing-values", vals)
@@ -85,6 +87,7 @@ func sessionDef(t *testing.T, extra string) string {
 }
 
 func TestSessionTokenAsQueryParameter(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/login" {
 			w.Write([]byte(`{"auth":{"token":"sess-QQQ"}}`))
@@ -112,6 +115,7 @@ func TestSessionTokenAsQueryParameter(t *testing.T) {
 }
 
 func TestSessionTokenMissingAtPath(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"auth":{"other":"x"}}`))
 	})
@@ -128,6 +132,7 @@ func TestSessionTokenMissingAtPath(t *testing.T) {
 }
 
 func TestSessionLoginRefused(t *testing.T) {
+	t.Parallel()
 	demo := newAuthDemo(t, demoapi.Options{})
 	vals := authDemoValues(t, demo.URL)
 	res := runCLI(t, "", "read", authDefinition("session-token.yaml"), "--testing-values", vals, "--set", "password=wrong-pass")

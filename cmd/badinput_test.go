@@ -3,7 +3,6 @@ package cmd
 import (
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -174,25 +173,22 @@ func validateArgs(file string) func(e *badEnv) []string {
 }
 
 func TestBadInputs(t *testing.T) {
-	fakeWaits(t)
+	t.Parallel()
+	env, _ := fakeWaits() // a retry does not wait
 	api := badAPI(t)
 	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	tlsSrv.Config.ErrorLog = quietLog()
 	tlsSrv.StartTLS()
-	defer tlsSrv.Close()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + l.Addr().String()
-	l.Close()
+	t.Cleanup(tlsSrv.Close) // after the parallel subtests
+	closed := refusedURL(t)
 	if len(badInputs) < 30 {
 		t.Errorf("the catalogue has %d bad inputs, want at least 30", len(badInputs))
 	}
 	for _, tt := range badInputs {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := &badEnv{t: t, api: api.URL, tls: tlsSrv.URL, closed: closed}
-			res := runCLI(t, "", tt.args(e)...)
+			res := runCLIEnv(t, env, "", tt.args(e)...)
 			stderr := strings.NewReplacer(api.URL, "API", tlsSrv.URL, "TLS", closed, "CLOSED").Replace(res.Stderr)
 			if res.Code != tt.code {
 				t.Errorf("exit code %d, want %d\nstderr:\n%s", res.Code, tt.code, stderr)
@@ -241,6 +237,7 @@ func matchEllipsis(s, pattern string) bool {
 
 // The catalogue in the README lists every case, in order.
 func TestBadInputsAreInTheReadme(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

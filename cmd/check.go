@@ -16,13 +16,14 @@ import (
 
 type checkOptions struct {
 	io     *ioStreams
+	env    *Env
 	def    string
 	flags  runFlags
 	format string
 }
 
-func newCmdCheck(io *ioStreams, runF func(*checkOptions) error) *cobra.Command {
-	opts := &checkOptions{io: io}
+func newCmdCheck(io *ioStreams, env *Env, runF func(*checkOptions) error) *cobra.Command {
+	opts := &checkOptions{io: io, env: env}
 	c := &cobra.Command{
 		Use:   "check DEF --testing-values FILE",
 		Short: "Check that the testing values work: authenticate and fetch the first page of each stream",
@@ -59,7 +60,7 @@ type checkLine struct {
 }
 
 func checkRun(ctx context.Context, opts *checkOptions) error {
-	p, err := prepare(ctx, opts.io, opts.def, &opts.flags)
+	p, err := prepare(ctx, opts.io, opts.env, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}

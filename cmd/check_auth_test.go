@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckAuthenticatesAndReportsEachStream(t *testing.T) {
+	t.Parallel()
 	demo := newAuthDemo(t, demoapi.Options{Records: 30})
 	vals := authDemoValues(t, demo.URL)
 	res := runCLI(t, "", "check", authDefinition("oauth-refresh-token.yaml"), "--testing-values", vals)

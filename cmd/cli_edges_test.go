@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -82,6 +81,7 @@ spec:
 func edgesAPI(t *testing.T) *recorder { return newRecorder(t, e2eAnswer(`[{"id":1}]`)) }
 
 func TestSetTakesTextAndConvertsOnlyTypedKeys(t *testing.T) {
+	t.Parallel()
 	def := writeFile(t, "def.yaml", edgesDef)
 	tests := []struct {
 		name  string
@@ -105,6 +105,7 @@ func TestSetTakesTextAndConvertsOnlyTypedKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := edgesAPI(t)
 			args := append([]string{"read", def, "--set", "base_url=" + api.URL, "--set", "token=t0"}, tt.args...)
 			res := runCLI(t, "", args...)
@@ -139,6 +140,7 @@ func defaultsFirst(query string) string {
 }
 
 func TestSetErrors(t *testing.T) {
+	t.Parallel()
 	def := writeFile(t, "def.yaml", edgesDef)
 	tests := []struct {
 		name   string
@@ -177,6 +179,7 @@ func TestSetErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := edgesAPI(t)
 			args := append([]string{"read", def, "--set", "base_url=" + api.URL, "--set", "token=t0"}, tt.args...)
 			res := runCLI(t, "", args...)
@@ -197,6 +200,7 @@ func TestSetErrors(t *testing.T) {
 // (filled only where a value is absent, nested objects included, listed by check) and runs
 // without --testing-values.
 func TestDefaultsAndOptionalTestingValues(t *testing.T) {
+	t.Parallel()
 	noSpec := e2eOneStream(`
 type: HttpRequester
 url_base: "{{ config['base_url'] }}"
@@ -288,6 +292,7 @@ path: /items
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := edgesAPI(t)
 			def := writeFile(t, "def.yaml", tt.def)
 			args := append([]string{tt.args[0], def}, tt.args[1:]...)
@@ -343,6 +348,7 @@ func runUsageCases(t *testing.T, cases []usageCase) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			def := writeFile(t, "def.yaml", edgesDef)
 			settings := filepath.Join(t.TempDir(), "settings.yaml")
 			if tt.settings != "" {
@@ -350,14 +356,15 @@ func runUsageCases(t *testing.T, cases []usageCase) {
 					t.Fatal(err)
 				}
 			}
+			vars := map[string]string{}
 			for k, v := range tt.env {
-				t.Setenv(k, strings.ReplaceAll(v, "SETTINGS", settings))
+				vars[k] = strings.ReplaceAll(v, "SETTINGS", settings)
 			}
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {
 				args[i] = strings.NewReplacer("DEF", def, "SETTINGS", settings).Replace(a)
 			}
-			res := runCLI(t, "", args...)
+			res := runCLIEnv(t, testEnv(vars), "", args...)
 			stderr := strings.ReplaceAll(res.Stderr, settings, "SETTINGS")
 			if res.Code != tt.code || stderr != tt.stderr {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", res.Code, stderr, tt.code, tt.stderr)
@@ -376,6 +383,7 @@ func runUsageCases(t *testing.T, cases []usageCase) {
 
 // TestUsageErrorsExit2 covers unknown commands and the caps of --prefetch and --concurrency.
 func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
 	help := "Run 'connector --help' for usage.\n"
 	runUsageCases(t, []usageCase{
 		{name: "version is not a command", args: []string{"version"}, code: 2,
@@ -410,6 +418,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 // TestFlagValuesFromEverySource gives the same bad values on the command line, in the
 // environment and in the settings file: the message is the same, with its source.
 func TestFlagValuesFromEverySource(t *testing.T) {
+	t.Parallel()
 	var cases []usageCase
 	for _, f := range []struct {
 		cmd, flag, value, rule string
@@ -444,6 +453,7 @@ func TestFlagValuesFromEverySource(t *testing.T) {
 // TestSettingsFileErrors covers the keys of a settings file: unknown keys (top level and in a
 // section, with a did-you-mean), and a top-level value that a command's flag refuses.
 func TestSettingsFileErrors(t *testing.T) {
+	t.Parallel()
 	read := []string{"read", "DEF", "--settings", "SETTINGS"}
 	runUsageCases(t, []usageCase{
 		{name: "a misspelt flag name", args: read, settings: "max-record: 5\n", code: 2,
@@ -480,9 +490,8 @@ func TestSettingsFileErrors(t *testing.T) {
 // the file, the command line over everything; top-level values reach every command with
 // the flag and no other.
 func TestSettingsApply(t *testing.T) {
-	api := newRecorder(t, e2eAnswer(`[{"id":1},{"id":2},{"id":3}]`))
+	t.Parallel()
 	def := writeFile(t, "def.yaml", edgesDef)
-	values := writeFile(t, "values.yaml", "base_url: "+api.URL+"\ntoken: t0\n")
 	settings := `# every command with --testing-values
 testing-values: VALUES
 max-records: 1
@@ -538,16 +547,19 @@ read:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := len(api.requests())
+			t.Parallel()
+			api := newRecorder(t, e2eAnswer(`[{"id":1},{"id":2},{"id":3}]`))
+			values := writeFile(t, "values.yaml", "base_url: "+api.URL+"\ntoken: t0\n")
 			path := writeFile(t, "settings.yaml", strings.ReplaceAll(settings, "VALUES", values))
+			vars := map[string]string{}
 			for k, v := range tt.env {
-				t.Setenv(k, strings.ReplaceAll(v, "SETTINGS", path))
+				vars[k] = strings.ReplaceAll(v, "SETTINGS", path)
 			}
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {
 				args[i] = strings.NewReplacer("DEF", def, "SETTINGS", path).Replace(a)
 			}
-			res := runCLI(t, "", args...)
+			res := runCLIEnv(t, testEnv(vars), "", args...)
 			res.Stdout = e2eScrub(res.Stdout, api)
 			if tt.args[0] == "paginate-trace" {
 				// Only the end of the stream is compared: TestTraceMaxRecords checks the rest.
@@ -560,7 +572,7 @@ read:
 				res.Stdout = end
 			}
 			e2eCheckResult(t, api, res, 0, tt.stdout, tt.stderr)
-			got := api.requests()[before:]
+			got := api.requests()
 			if len(got) != 1 || got[0].Header.Get("Authorization") != tt.auth {
 				t.Errorf("requests %+v, want one with Authorization %q", got, tt.auth)
 			}
@@ -606,6 +618,7 @@ func offsetAPI(t *testing.T) *recorder {
 // TestTraceMaxRecords: paginate-trace --max-records stops like read and says so in the page
 // decision, at the end of the stream and on stderr, in both formats.
 func TestTraceMaxRecords(t *testing.T) {
+	t.Parallel()
 	def := writeFile(t, "def.yaml", traceLimitDef)
 	stderr := "items: stopped early by --max-records 3 after 3 records and 2 pages\n"
 	tests := []struct {
@@ -632,6 +645,7 @@ func TestTraceMaxRecords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.format, func(t *testing.T) {
+			t.Parallel()
 			api := offsetAPI(t)
 			vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\n")
 			res := runCLI(t, "", "paginate-trace", def, "--testing-values", vals, "--max-records", "3", "--format", tt.format)
@@ -684,7 +698,8 @@ spec:
 // TestAirbyteTraceError: in --format airbyte a failed stream writes a TRACE ERROR message,
 // classified and redacted, before its INCOMPLETE status; the other streams go on.
 func TestAirbyteTraceError(t *testing.T) {
-	fakeWaits(t)
+	t.Parallel()
+	env, _ := fakeWaits() // the retries do not wait
 	const token = "tok-9f8e7d6c"
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -705,7 +720,7 @@ func TestAirbyteTraceError(t *testing.T) {
 	})
 	def := writeFile(t, "def.yaml", failingDef)
 	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\ntoken: "+token+"\n")
-	res := runCLI(t, "", "read", def, "--testing-values", vals, "--format", "airbyte")
+	res := runCLIEnv(t, env, "", "read", def, "--testing-values", vals, "--format", "airbyte")
 	status := func(stream, s string) string {
 		return `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"` + stream + `"},"status":"` + s + `"}}}`
 	}
@@ -738,15 +753,11 @@ func TestAirbyteTraceError(t *testing.T) {
 
 // TestAirbyteTraceErrorNetwork: a connection refused after the retries is transient.
 func TestAirbyteTraceErrorNetwork(t *testing.T) {
-	fakeWaits(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + l.Addr().String()
-	l.Close()
+	t.Parallel()
+	env, _ := fakeWaits() // the retries do not wait
+	closed := refusedURL(t)
 	def := writeFile(t, "def.yaml", e2eOneStream("type: HttpRequester\nurl_base: \"{{ config['base_url'] }}\"\npath: /items\n", e2eWholeBody))
-	res := runCLI(t, "", "read", def, "--set", "base_url="+closed, "--format", "airbyte")
+	res := runCLIEnv(t, env, "", "read", def, "--set", "base_url="+closed, "--format", "airbyte")
 	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(res.Stdout, closed, "CLOSED")), "\n")
 	if res.Code != 1 || len(lines) != 3 {
 		t.Fatalf("exit %d, stdout:\n%s", res.Code, res.Stdout)
@@ -776,8 +787,9 @@ func TestAirbyteTraceErrorNetwork(t *testing.T) {
 // refused, whatever they carry, and connector oauth goes on waiting: the real callback that
 // follows is taken, or --timeout ends the wait.
 func TestOAuthRefusesAWrongState(t *testing.T) {
+	t.Parallel()
 	demo := httptest.NewServer(demoapi.Handler(demoapi.Options{}))
-	defer demo.Close()
+	t.Cleanup(demo.Close) // after the parallel subtests
 	forged := []string{
 		"code=forged-code&state=wrong-state",
 		"error=access_denied&state=wrong-state",
@@ -791,9 +803,10 @@ func TestOAuthRefusesAWrongState(t *testing.T) {
 			name, extra = "then the timeout", []string{"--timeout", "2s"}
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			values := writeOAuthValues(t, demo.URL)
 			before, _ := os.ReadFile(values)
-			run := startOAuth(t, append([]string{oauthDef, "--testing-values", values}, extra...)...)
+			run := startOAuth(t, testEnv(nil), append([]string{oauthDef, "--testing-values", values}, extra...)...)
 			consent := run.consentURL(t)
 			u, err := url.Parse(consent)
 			if err != nil {
@@ -859,6 +872,7 @@ func exampleCommands(t *testing.T, path string) []string {
 // shows a command that reads a copy of the example values, and running its commands as
 // shown (twice, against a fresh demo API) leaves testing-values.example.yaml as it is.
 func TestExamplesNeverRewriteCommittedFiles(t *testing.T) {
+	t.Parallel()
 	defs, err := filepath.Glob(filepath.Join("..", "definitions", "*.yaml"))
 	if err != nil || len(defs) == 0 {
 		t.Fatalf("no definitions: %v", err)
@@ -876,6 +890,7 @@ func TestExamplesNeverRewriteCommittedFiles(t *testing.T) {
 		}
 		rotating++
 		t.Run(filepath.Base(def), func(t *testing.T) {
+			t.Parallel()
 			demo := httptest.NewServer(demoapi.Handler(demoapi.Options{}))
 			defer demo.Close()
 			dir := t.TempDir()

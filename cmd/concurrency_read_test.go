@@ -32,6 +32,7 @@ func byStream(t *testing.T, stdout string) map[string][]string {
 }
 
 func TestConcurrentStreamsMatchSequential(t *testing.T) {
+	t.Parallel()
 	streams := map[string]pagedStream{
 		"empty":   {total: 0},
 		"one":     {total: 1},
@@ -72,13 +73,13 @@ func TestConcurrentStreamsMatchSequential(t *testing.T) {
 	}
 }
 
-// Two streams whose first pages wait for each other: they finish only if they are read at
-// the same time, through concurrency_level or --concurrency.
-func TestConcurrencyReadsStreamsAtOnce(t *testing.T) {
+// meetingAPI answers the first requests of two streams only once both have arrived (or
+// 404 after 5 s): two streams finish only if they are read at the same time.
+func meetingAPI(t *testing.T) *recorder {
 	var mu sync.Mutex
 	arrived := map[string]bool{}
 	both := make(chan struct{})
-	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+	return newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/")
 		mu.Lock()
 		arrived[name] = true
@@ -98,6 +99,12 @@ func TestConcurrencyReadsStreamsAtOnce(t *testing.T) {
 		}
 		w.Write([]byte(`{"data":[{"s":"` + name + `"}]}`))
 	})
+}
+
+// Two streams whose first pages wait for each other: they finish only if they are read at
+// the same time, through concurrency_level or --concurrency.
+func TestConcurrencyReadsStreamsAtOnce(t *testing.T) {
+	t.Parallel()
 	vals := writeFile(t, "values.yaml", "{}\n")
 	level := "concurrency_level:\n  type: ConcurrencyLevel\n  default_concurrency: 2\n  max_concurrency: 2\n"
 	for _, tt := range []struct {
@@ -108,10 +115,8 @@ func TestConcurrencyReadsStreamsAtOnce(t *testing.T) {
 		{"--concurrency", "", []string{"--concurrency", "2"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			mu.Lock()
-			arrived = map[string]bool{}
-			both = make(chan struct{})
-			mu.Unlock()
+			t.Parallel()
+			api := meetingAPI(t)
 			def := pagedDefinition(t, api.URL, "offset", 3, []string{"a", "b"}, tt.extra)
 			res := runCLI(t, "", append([]string{"read", def, "--testing-values", vals, "--format", "envelope"}, tt.args...)...)
 			if res.Code != 0 {
@@ -128,6 +133,7 @@ func TestConcurrencyReadsStreamsAtOnce(t *testing.T) {
 }
 
 func TestConcurrentStreamFailureIsReportedPerStream(t *testing.T) {
+	t.Parallel()
 	api := pagedAPI(t, map[string]pagedStream{"a": {total: 4}, "c": {total: 2}})
 	def := pagedDefinition(t, api.URL, "offset", 3, []string{"a", "missing", "c"}, "")
 	vals := writeFile(t, "values.yaml", "{}\n")

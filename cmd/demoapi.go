@@ -15,12 +15,13 @@ import (
 
 type demoAPIOptions struct {
 	io   *ioStreams
+	env  *Env
 	addr string
 	log  bool
 }
 
-func newCmdDemoAPI(io *ioStreams, runF func(*demoAPIOptions) error) *cobra.Command {
-	opts := &demoAPIOptions{io: io}
+func newCmdDemoAPI(io *ioStreams, env *Env, runF func(*demoAPIOptions) error) *cobra.Command {
+	opts := &demoAPIOptions{io: io, env: env}
 	c := &cobra.Command{
 		Use:   "demo-api",
 		Short: "Serve a local demo API with every authentication and pagination style",
@@ -54,7 +55,7 @@ func demoAPIRun(ctx context.Context, opts *demoAPIOptions) error {
 	if err != nil {
 		return fmt.Errorf("demo-api cannot listen on %s: %w (is another demo-api running? choose another --addr)", opts.addr, err)
 	}
-	o := demoapi.Options{}
+	o := demoapi.Options{Now: opts.env.clock()}
 	if opts.log {
 		o.Log = opts.io.Err
 	}

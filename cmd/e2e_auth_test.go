@@ -7,6 +7,7 @@ import (
 // TestE2EAuthenticators runs `read` with each authenticator that needs no token endpoint and
 // checks the exact request the API received.
 func TestE2EAuthenticators(t *testing.T) {
+	t.Parallel()
 	const record = `{"id":1}`
 	tests := []struct {
 		name   string
@@ -123,6 +124,7 @@ inject_into: {type: RequestOption, inject_into: body_json, field_path: [auth, cr
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := newRecorder(t, e2eAnswer(`[`+record+`]`))
 			requester := "url_base: \"{{ config['base_url'] }}/v1\"\npath: /items\n"
 			if tt.method != "" {

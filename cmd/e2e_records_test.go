@@ -12,6 +12,7 @@ import (
 // TestE2EExtractor checks which records `read` takes out of a response body (SPEC 2.2
 // DpathExtractor and RecordFilter) and that they are written byte for byte.
 func TestE2EExtractor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		body     string
@@ -116,6 +117,7 @@ record_filter:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := newRecorder(t, e2eAnswer(tt.body))
 			requester := "url_base: \"{{ config['base_url'] }}\"\npath: /items\n"
 			res := e2eRead(t, api, e2eOneStream(requester, tt.selector), tt.values)
@@ -171,12 +173,15 @@ func e2eTwoStreamsAPI(t *testing.T, fail ...string) *recorder {
 
 // TestE2EOutputFormats checks the three formats of `read`.
 func TestE2EOutputFormats(t *testing.T) {
+	t.Parallel()
 	t.Run("records", func(t *testing.T) {
+		t.Parallel()
 		api := e2eTwoStreamsAPI(t)
 		res := e2eRead(t, api, e2eTwoStreams, "", "--format", "records")
 		e2eCheckResult(t, api, res, 0, "{\"id\":1,\"name\":\"<Ann>\"}\n{\"id\":2,\"name\":\"Bob\"}\n{\"id\":10}\n", "")
 	})
 	t.Run("envelope", func(t *testing.T) {
+		t.Parallel()
 		api := e2eTwoStreamsAPI(t)
 		res := e2eRead(t, api, e2eTwoStreams, "", "--format", "envelope")
 		e2eCheckResult(t, api, res, 0,
@@ -185,6 +190,7 @@ func TestE2EOutputFormats(t *testing.T) {
 				`{"stream":"teams","data":{"id":10}}`+"\n", "")
 	})
 	t.Run("airbyte", func(t *testing.T) {
+		t.Parallel()
 		api := e2eTwoStreamsAPI(t)
 		res := e2eRead(t, api, e2eTwoStreams, "", "--format", "airbyte")
 		e2eCheckResult(t, api, res, 0, res.Stdout, "")
@@ -199,6 +205,7 @@ func TestE2EOutputFormats(t *testing.T) {
 		)
 	})
 	t.Run("airbyte with a failing stream", func(t *testing.T) {
+		t.Parallel()
 		api := e2eTwoStreamsAPI(t, "/users")
 		res := e2eRead(t, api, e2eTwoStreams, "", "--format", "airbyte")
 		e2eCheckResult(t, api, res, 1, res.Stdout,

@@ -8,6 +8,7 @@ import (
 // TestE2ERequestOptions checks how a requester becomes a request (SPEC 2.3): the URL, the
 // templated parameters, headers and bodies, and the entries that are dropped.
 func TestE2ERequestOptions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		requester string // {{ config['base_url'] }} is the local API
@@ -142,6 +143,7 @@ request_body_json:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := newRecorder(t, e2eAnswer(`[{"id":1}]`))
 			res := e2eRead(t, api, e2eOneStream(tt.requester, e2eWholeBody), tt.values)
 			e2eCheckResult(t, api, res, 0, `{"id":1}`+"\n", "")
@@ -154,6 +156,7 @@ request_body_json:
 // error naming both: statically visible ones stop before any request (exit 3), the others
 // fail the stream at run time (exit 1).
 func TestE2EOptionConflicts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		requester string
@@ -205,6 +208,7 @@ pagination_strategy: {type: OffsetIncrement, page_size: 10}`,
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := newRecorder(t, e2eAnswer(`[{"id":1}]`))
 			def := e2eOneStream(tt.requester, e2eWholeBody)
 			if tt.paginator != "" {

@@ -64,6 +64,7 @@ func e2eGet(url string) e2eRequest { return e2eRequest{Method: "GET", URL: url} 
 // TestE2EReadStreams checks stream selection, the limits, and what happens when a stream
 // fails: the exact requests, stdout, stderr and exit code.
 func TestE2EReadStreams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		failPage string // the users page that answers 404
@@ -146,6 +147,7 @@ func TestE2EReadStreams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := e2ePagedAPI(t, tt.failPage)
 			res := e2eRead(t, api, e2ePagedDef, "", tt.args...)
 			e2eCheckResult(t, api, res, tt.code, tt.stdout, tt.stderr)
@@ -157,6 +159,7 @@ func TestE2EReadStreams(t *testing.T) {
 // TestE2EResponseFailures checks that a body that is not JSON and an HTTP error status fail
 // the stream with a message naming the stream, the URL and the status (SPEC 7).
 func TestE2EResponseFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		status  int
@@ -215,6 +218,7 @@ func TestE2EResponseFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) {
 				w.WriteHeader(tt.status)
 				w.Write([]byte(tt.body))

@@ -39,13 +39,9 @@ authenticator:
 // TestE2ETestingValues checks where testing values come from (file, stdin, the
 // CONNECTOR_TESTING_VALUES variable, --set) and that they reach the request.
 func TestE2ETestingValues(t *testing.T) {
-	api := newRecorder(t, e2eAnswer(`[{"id":1}]`))
-	dir := t.TempDir()
-	def := filepath.Join(dir, "def.yaml")
-	vals := filepath.Join(dir, "values.yaml")
-	e2eWrite(t, def, e2eSpecDef)
-	e2eWrite(t, vals, "base_url: "+api.URL+"\ntoken: from-file\nregion: eu\npage_size: 10\n")
-
+	t.Parallel()
+	// In env, stdin and args, VALUES stands for the values file, DIR for its folder and
+	// BASE for the address of the API.
 	tests := []struct {
 		name  string
 		env   string // CONNECTOR_TESTING_VALUES
@@ -55,59 +51,70 @@ func TestE2ETestingValues(t *testing.T) {
 	}{
 		{
 			name: "a file",
-			args: []string{"--testing-values", vals},
+			args: []string{"--testing-values", "VALUES"},
 			want: e2eRequest{Method: "GET", URL: "/items?region=eu&page_size=10", Headers: map[string]string{"Authorization": "Bearer from-file"}},
 		},
 		{
 			name:  "stdin",
-			stdin: "base_url: " + api.URL + "\ntoken: from-stdin\nregion: us\n",
+			stdin: "base_url: BASE\ntoken: from-stdin\nregion: us\n",
 			args:  []string{"--testing-values", "-"},
 			want:  e2eRequest{Method: "GET", URL: "/items?region=us", Headers: map[string]string{"Authorization": "Bearer from-stdin"}},
 		},
 		{
 			name:  "stdin as JSON",
-			stdin: `{"base_url": "` + api.URL + `", "token": "json-tok", "region": "us", "page_size": 5}`,
+			stdin: `{"base_url": "BASE", "token": "json-tok", "region": "us", "page_size": 5}`,
 			args:  []string{"--testing-values", "-"},
 			want:  e2eRequest{Method: "GET", URL: "/items?region=us&page_size=5", Headers: map[string]string{"Authorization": "Bearer json-tok"}},
 		},
 		{
 			name: "the CONNECTOR_TESTING_VALUES variable",
-			env:  vals,
+			env:  "VALUES",
 			want: e2eRequest{Method: "GET", URL: "/items?region=eu&page_size=10", Headers: map[string]string{"Authorization": "Bearer from-file"}},
 		},
 		{
 			name: "the flag wins over CONNECTOR_TESTING_VALUES",
-			env:  filepath.Join(dir, "nowhere.yaml"),
-			args: []string{"--testing-values", vals},
+			env:  filepath.Join("DIR", "nowhere.yaml"),
+			args: []string{"--testing-values", "VALUES"},
 			want: e2eRequest{Method: "GET", URL: "/items?region=eu&page_size=10", Headers: map[string]string{"Authorization": "Bearer from-file"}},
 		},
 		{
 			name: "--set overrides values and adds nested ones",
-			args: []string{"--testing-values", vals, "--set", "token=from-set", "--set", "page_size=25", "--set", "filter.status=open"},
+			args: []string{"--testing-values", "VALUES", "--set", "token=from-set", "--set", "page_size=25", "--set", "filter.status=open"},
 			want: e2eRequest{Method: "GET", URL: "/items?region=eu&page_size=25&status=open", Headers: map[string]string{"Authorization": "Bearer from-set"}},
 		},
 		{
 			name: "--set with a value containing = and spaces",
-			args: []string{"--testing-values", vals, "--set", "token=a=b c"},
+			args: []string{"--testing-values", "VALUES", "--set", "token=a=b c"},
 			want: e2eRequest{Method: "GET", URL: "/items?region=eu&page_size=10", Headers: map[string]string{"Authorization": "Bearer a=b c"}},
 		},
 		{
 			name:  "--set over stdin",
-			stdin: "base_url: " + api.URL + "\ntoken: from-stdin\nregion: us\n",
+			stdin: "base_url: BASE\ntoken: from-stdin\nregion: us\n",
 			args:  []string{"--testing-values", "-", "--set", "region=eu"},
 			want:  e2eRequest{Method: "GET", URL: "/items?region=eu", Headers: map[string]string{"Authorization": "Bearer from-stdin"}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := len(api.requests())
-			t.Setenv("CONNECTOR_TESTING_VALUES", tt.env)
-			if tt.env == "" {
-				os.Unsetenv("CONNECTOR_TESTING_VALUES")
+			t.Parallel()
+			api := newRecorder(t, e2eAnswer(`[{"id":1}]`))
+			dir := t.TempDir()
+			def := filepath.Join(dir, "def.yaml")
+			vals := filepath.Join(dir, "values.yaml")
+			e2eWrite(t, def, e2eSpecDef)
+			e2eWrite(t, vals, "base_url: "+api.URL+"\ntoken: from-file\nregion: eu\npage_size: 10\n")
+			fill := strings.NewReplacer("VALUES", vals, "DIR", dir, "BASE", api.URL).Replace
+			vars := map[string]string{}
+			if tt.env != "" {
+				vars["CONNECTOR_TESTING_VALUES"] = fill(tt.env)
 			}
-			res := runCLI(t, tt.stdin, append([]string{"read", def}, tt.args...)...)
+			args := []string{"read", def}
+			for _, a := range tt.args {
+				args = append(args, fill(a))
+			}
+			res := runCLIEnv(t, testEnv(vars), fill(tt.stdin), args...)
 			e2eCheckResult(t, api, res, 0, "{\"id\":1}\n", "")
-			got := api.requests()[before:]
+			got := api.requests()
 			if len(got) != 1 {
 				t.Fatalf("%d requests, want 1", len(got))
 			}
@@ -135,7 +142,7 @@ func e2eWrite(t *testing.T, path, content string) {
 // a missing file (exit 2) and values that do not match spec.connection_specification (exit
 // 3, naming the key at its position).
 func TestE2EInvalidTestingValues(t *testing.T) {
-	api := newRecorder(t, e2eAnswer(`[{"id":1}]`))
+	t.Parallel()
 	tests := []struct {
 		name   string
 		values string // "" for no file at all
@@ -221,7 +228,8 @@ func TestE2EInvalidTestingValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := len(api.requests())
+			t.Parallel()
+			api := newRecorder(t, e2eAnswer(`[{"id":1}]`))
 			dir := t.TempDir()
 			def := filepath.Join(dir, "def.yaml")
 			vals := filepath.Join(dir, "values.yaml")
@@ -244,7 +252,7 @@ func TestE2EInvalidTestingValues(t *testing.T) {
 			if tt.code == 0 {
 				wantRequests = 1
 			}
-			if got := len(api.requests()) - before; got != wantRequests {
+			if got := len(api.requests()); got != wantRequests {
 				t.Errorf("the API received %d requests, want %d", got, wantRequests)
 			}
 		})
@@ -254,6 +262,7 @@ func TestE2EInvalidTestingValues(t *testing.T) {
 // A connection specification that is not a valid JSON schema names the definition file and
 // the broken keyword, before any request.
 func TestBrokenConnectionSpecificationNamesTheDefinition(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `[]`) })
 	def := writeFile(t, "def.yaml", `version: 6.5.0
 streams:

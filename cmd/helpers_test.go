@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,12 +24,30 @@ type cliResult struct {
 	Code           int
 }
 
+// testEnv is the environment of an in-process run: the variables NO_COLOR=1 and vars, and
+// the real clock, waits and network. A test that needs a fake clock or waits sets them on
+// the Env it gets; the process environment is never read, so runs can go in parallel.
+func testEnv(vars map[string]string) Env {
+	all := map[string]string{"NO_COLOR": "1"}
+	maps.Copy(all, vars)
+	return Env{Getenv: func(name string) (string, bool) {
+		v, ok := all[name]
+		return v, ok
+	}}
+}
+
 // runCLI runs the command line in-process with buffered streams, as a user would run it.
 func runCLI(t *testing.T, stdin string, args ...string) cliResult {
 	t.Helper()
-	t.Setenv("NO_COLOR", "1")
+	return runCLIEnv(t, testEnv(nil), stdin, args...)
+}
+
+// runCLIEnv is runCLI in env; its streams are replaced by stdin and buffers.
+func runCLIEnv(t *testing.T, env Env, stdin string, args ...string) cliResult {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := Execute(args, strings.NewReader(stdin), &out, &errb)
+	env.Stdin, env.Stdout, env.Stderr = strings.NewReader(stdin), &out, &errb
+	code := Execute(context.Background(), args, env)
 	return cliResult{Stdout: out.String(), Stderr: errb.String(), Code: code}
 }
 

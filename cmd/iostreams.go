@@ -25,6 +25,8 @@ type ioStreams struct {
 	errTTY   bool
 	colorOut bool
 	colorErr bool
+	// noColorEnv says NO_COLOR is set in the run's environment.
+	noColorEnv bool
 }
 
 func newIOStreams(in io.Reader, out, errw io.Writer) *ioStreams {
@@ -42,8 +44,7 @@ func isTerminal(w io.Writer) bool {
 // setColor decides colour: only on a terminal, only when NO_COLOR is unset, and not when
 // --no-color was given.
 func (s *ioStreams) setColor(allowed bool) {
-	_, noColor := os.LookupEnv("NO_COLOR")
-	allowed = allowed && !noColor
+	allowed = allowed && !s.noColorEnv
 	s.colorOut = allowed && s.outTTY
 	s.colorErr = allowed && s.errTTY
 }

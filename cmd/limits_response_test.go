@@ -18,14 +18,20 @@ import (
 
 // limitsAPI answers according to the first path segment; the rest of the path is the
 // request the definition makes (/items, /auth/login, /oauth/token).
-func limitsAPI(t *testing.T) *recorder {
+func limitsAPI(t *testing.T) *recorder { return newLimitsAPI(t, limitsRoutes(t)) }
+
+// limitsRoute answers one route of limitsAPI.
+type limitsRoute = func(w http.ResponseWriter, r *http.Request)
+
+// limitsRoutes builds the answers of limitsAPI (megabytes of them, built once per test).
+func limitsRoutes(t *testing.T) map[string]limitsRoute {
 	bomb := `{"data":[` + strings.Repeat(" ", 4<<20) + `]}` // 4 MiB that compress to a few KiB
 	gzipped, deflated, rawDeflated := compress(t, "gzip", bomb), compress(t, "deflate", bomb), compress(t, "raw", bomb)
 	exact := func(n int) string { // a body of exactly n bytes
 		const start, end = `{"data":[{"id":1}]`, `}`
 		return start + strings.Repeat(" ", n-len(start)-len(end)) + end
 	}
-	routes := map[string]func(w http.ResponseWriter, r *http.Request){
+	return map[string]limitsRoute{
 		"lists":     answer(arrays(2_000_000)),
 		"objects":   answer(objects(2_000_000)),
 		"in-record": answer(`{"data":[{"id":1,"x":` + arrays(1_000_000) + `}]}`),
@@ -53,6 +59,10 @@ func limitsAPI(t *testing.T) *recorder {
 		"to-file": redirect("file:///etc/passwd?key=" + badSecret),
 		"to-ftp":  redirect("ftp://127.0.0.1/items"),
 	}
+}
+
+// newLimitsAPI serves routes as limitsAPI does.
+func newLimitsAPI(t *testing.T, routes map[string]limitsRoute) *recorder {
 	return newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		route, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 		switch {
@@ -200,10 +210,13 @@ var responseLimits = []limitCase{
 }
 
 func TestResponseLimits(t *testing.T) {
-	fakeWaits(t) // a retry would not wait; the count of requests shows it
-	api := limitsAPI(t)
+	t.Parallel()
+	env, _ := fakeWaits() // a retry would not wait; the count of requests shows it
+	routes := limitsRoutes(t)
 	for _, tt := range responseLimits {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			api := newLimitsAPI(t, routes)
 			command, def := tt.command, tt.def
 			if command == "" {
 				command = "read"
@@ -219,8 +232,7 @@ func TestResponseLimits(t *testing.T) {
 			base := api.URL + "/" + tt.route
 			vals := writeFile(t, "values.yaml", "base_url: "+base+"\napi_key: "+badSecret+"\n"+
 				"username: demo\npassword: "+badSecret+"\nclient_id: demo-client\nclient_secret: "+badSecret+"\nrefresh_token: "+badSecret+"\n")
-			before := len(api.requests())
-			res := runCLI(t, "", append([]string{command, def, "--testing-values", vals}, tt.args...)...)
+			res := runCLIEnv(t, env, "", append([]string{command, def, "--testing-values", vals}, tt.args...)...)
 			stderr := strings.ReplaceAll(res.Stderr, api.URL, "API")
 			stdout := strings.ReplaceAll(res.Stdout, api.URL, "API")
 			if res.Code != tt.code {
@@ -233,7 +245,7 @@ func TestResponseLimits(t *testing.T) {
 				t.Errorf("stdout:\n%.300s\nwant:\n%.300s", res.Stdout, tt.stdout)
 			}
 			var ours []string
-			for _, r := range api.requests()[before:] {
+			for _, r := range api.requests() {
 				if strings.HasPrefix(r.URL, "/"+tt.route+"/") {
 					ours = append(ours, r.Method+" "+r.URL)
 				}
@@ -259,10 +271,11 @@ func TestResponseLimits(t *testing.T) {
 
 // CONNECTOR_MAX_BODY sets the limit as the flag does.
 func TestMaxBodyFromTheEnvironment(t *testing.T) {
+	t.Parallel()
 	api := limitsAPI(t)
 	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"/size-1025\napi_key: "+badSecret+"\n")
-	t.Setenv("CONNECTOR_MAX_BODY", "1KiB")
-	res := runCLI(t, "", "read", "testdata/badinput/api.yaml", "--testing-values", vals)
+	env := testEnv(map[string]string{"CONNECTOR_MAX_BODY": "1KiB"})
+	res := runCLIEnv(t, env, "", "read", "testdata/badinput/api.yaml", "--testing-values", vals)
 	want := "error: stream items, page 1: GET API/size-1025/items?key=**** answered 200 with a body larger than 1 KiB (--max-body raises the limit) (0 records written before the failure)"
 	if stderr := strings.ReplaceAll(res.Stderr, api.URL, "API"); res.Code != 1 || !hasLine(stderr, want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and the line:\n%s", res.Code, stderr, want)

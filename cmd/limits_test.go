@@ -176,9 +176,11 @@ var limitInputs = []loadLimitCase{
 }
 
 func TestLimits(t *testing.T) {
-	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"data":[]}`)) })
+	t.Parallel()
 	for _, tt := range limitInputs {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"data":[]}`)) })
 			e := &limitEnv{t: t, dir: t.TempDir(), api: api.URL}
 			e.vals = e.file("values.yaml", "base_url: "+api.URL+"\n")
 			res := runCLI(t, "", tt.args(e)...)
@@ -194,10 +196,10 @@ func TestLimits(t *testing.T) {
 					t.Errorf("the output contains %q:\n%s", bad, res.Stderr)
 				}
 			}
+			if len(api.requests()) != 0 {
+				t.Errorf("%d requests were sent; a template beyond a limit must stop the read before its request", len(api.requests()))
+			}
 		})
-	}
-	if len(api.requests()) != 0 {
-		t.Errorf("%d requests were sent; a template beyond a limit must stop the read before its request", len(api.requests()))
 	}
 }
 
@@ -211,11 +213,13 @@ func (z *endless) Read(p []byte) (int, error) {
 }
 
 func TestEndlessTestingValuesOnStdin(t *testing.T) {
+	t.Parallel()
 	def := writeFile(t, "def.yaml", limitDef("", "          a: 1"))
-	t.Setenv("NO_COLOR", "1")
 	var out, errb bytes.Buffer
 	in := &endless{}
-	code := Execute([]string{"read", def, "--testing-values", "-"}, in, &out, &errb)
+	env := testEnv(nil)
+	env.Stdin, env.Stdout, env.Stderr = in, &out, &errb
+	code := Execute(context.Background(), []string{"read", def, "--testing-values", "-"}, env)
 	if code != exitInvalid || errb.String() != "<stdin>: error: the testing values are larger than 16 MiB (a limit of connector)\n" {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
@@ -227,6 +231,7 @@ func TestEndlessTestingValuesOnStdin(t *testing.T) {
 // Ctrl-C during a load: the command ends with 130 and prints nothing. (The load stopping at
 // its first look at the context is TestLoadStopsWhenCanceled in pkg/manifest.)
 func TestCanceledLoad(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"data":[]}`)) })
 	def := writeFile(t, "def.yaml", limitDef(refFanout(), "          x: \"#/definitions/a10\""))
 	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\n")
@@ -241,7 +246,8 @@ func TestCanceledLoad(t *testing.T) {
 	}
 
 	var opts *readOptions
-	c := newCmdRead(s, func(o *readOptions) error { opts = o; return nil })
+	env := testEnv(nil)
+	c := newCmdRead(s, &env, func(o *readOptions) error { opts = o; return nil })
 	c.SetArgs([]string{def, "--testing-values", vals})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,9 @@ const loadBudget = 256 << 20
 // FuzzLoad loads arbitrary bytes as a definition and as testing values through the real
 // loaders, then checks the values against the definition's specification as `check` and
 // `read` do. None of it may panic, and it may not allocate more than loadBudget.
+//
+// Not parallel: TotalAlloc counts the allocations of the whole process, so the budget
+// measures one load only while nothing else runs (go test runs fuzz targets after the tests).
 func FuzzLoad(f *testing.F) {
 	for _, name := range []string{"api.yaml", "spec_required.yaml", "cyclic_ref.yaml", "credential_literal.yaml"} {
 		def, err := os.ReadFile("testdata/badinput/" + name)

@@ -13,14 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"connector/pkg/diag"
 	"connector/pkg/manifest"
 	"connector/pkg/oauthflow"
-	"connector/pkg/values"
 )
 
 type oauthOptions struct {
 	io            *ioStreams
+	env           *Env
 	defPath       string
 	testingValues string
 	assign        []assignment
@@ -29,14 +28,10 @@ type oauthOptions struct {
 	timeout       time.Duration
 	// openBrowser opens a URL in the user's browser (--open); tests replace it.
 	openBrowser func(url string) error
-	now         func() time.Time
 }
 
-// oauthNow is the clock behind token_expiry_date; tests fix it.
-var oauthNow = time.Now
-
-func newCmdOAuth(io *ioStreams, runF func(*oauthOptions) error) *cobra.Command {
-	opts := &oauthOptions{io: io, openBrowser: openBrowser, now: oauthNow}
+func newCmdOAuth(io *ioStreams, env *Env, runF func(*oauthOptions) error) *cobra.Command {
+	opts := &oauthOptions{io: io, env: env, openBrowser: openBrowser}
 	c := &cobra.Command{
 		Use:   "oauth DEF --testing-values FILE",
 		Short: "Run the definition's OAuth 2.0 consent flow and store the tokens in the testing values",
@@ -96,20 +91,11 @@ func oauthRun(ctx context.Context, opts *oauthOptions) error {
 	if err != nil {
 		return &invalidError{fmt.Errorf("%s: %w", opts.defPath, err)}
 	}
-	vals, err := values.Load(opts.testingValues, s.In)
+	// The defaults are used by the flow, never written to the file.
+	vals, _, err := loadTestingValues(s, opts.defPath, def.ConnectionSpec, opts.testingValues, opts.assign)
 	if err != nil {
-		var dl diag.List
-		if errors.As(err, &dl) {
-			printDiagnostics(s, s.Err, dl)
-			return &silentError{code: exitInvalid}
-		}
-		return usagef("cannot read testing values: %v", pathError(err))
-	}
-	if err := applyAssignments(vals, opts.assign, def.ConnectionSpec); err != nil {
 		return err
 	}
-	vals.ApplyDefaults(def.ConnectionSpec) // used by the flow, never written to the file
-	s.redactor.Add(vals.Secrets(def.ConnectionSpec)...)
 	var predicate []oauthflow.Write
 	if len(spec.PredicateKey) > 0 {
 		got, ok := vals.Get(spec.PredicateKey)
@@ -159,12 +145,13 @@ func oauthRun(ctx context.Context, opts *oauthOptions) error {
 		return err
 	}
 	s.redactor.Add(code)
-	client := &http.Client{Timeout: 60 * time.Second}
+	client := &http.Client{Timeout: 60 * time.Second, Transport: opts.env.Transport}
 	resp, err := flow.Exchange(ctx, client, code)
 	if err != nil {
 		return err
 	}
-	writes, err := spec.Writes(resp, opts.now())
+	now := opts.env.clock()
+	writes, err := spec.Writes(resp, now())
 	if err != nil {
 		return err
 	}

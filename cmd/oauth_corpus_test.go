@@ -11,6 +11,7 @@ import (
 // its spec: `connector oauth` must get as far as printing the consent URL (and then time out,
 // as no browser answers).
 func TestOAuthOnARealDefinitionWithUnsupportedStreams(t *testing.T) {
+	t.Parallel()
 	def := testcorpus.File(t, "ticktick.yaml")
 	creds := writeFile(t, "creds.yaml", "authorization:\n  auth_type: Oauth\n  client_id: cid-123\n  client_secret: sec-456\n")
 	res := runCLI(t, "", "oauth", def, "--testing-values", creds, "--timeout", "50ms")

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"io"
@@ -28,9 +29,9 @@ type oauthRunning struct {
 	err   bytes.Buffer
 }
 
-func startOAuth(t *testing.T, args ...string) *oauthRunning {
+// startOAuth starts `connector oauth args…` in env (a testEnv), in the background.
+func startOAuth(t *testing.T, env Env, args ...string) *oauthRunning {
 	t.Helper()
-	t.Setenv("NO_COLOR", "1")
 	pr, pw := io.Pipe()
 	r := &oauthRunning{lines: make(chan string, 100), done: make(chan int, 1)}
 	go func() {
@@ -45,7 +46,8 @@ func startOAuth(t *testing.T, args ...string) *oauthRunning {
 	}()
 	go func() {
 		var out bytes.Buffer
-		code := Execute(append([]string{"oauth"}, args...), strings.NewReader(""), &out, pw)
+		env.Stdin, env.Stdout, env.Stderr = strings.NewReader(""), &out, pw
+		code := Execute(context.Background(), append([]string{"oauth"}, args...), env)
 		pw.Close()
 		r.done <- code
 	}()
@@ -143,10 +145,11 @@ func writeOAuthValues(t *testing.T, base string) string {
 	return path
 }
 
-func fixClock(t *testing.T) {
-	old := oauthNow
-	oauthNow = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC) }
-	t.Cleanup(func() { oauthNow = old })
+// fixedClock is a test environment whose clock stands still at 2025-03-01 12:00 UTC.
+func fixedClock() Env {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC) }
+	return env
 }
 
 func challenge(verifier string) string {
@@ -155,10 +158,10 @@ func challenge(verifier string) string {
 }
 
 func TestOAuthFlowExactRequests(t *testing.T) {
-	fixClock(t)
+	t.Parallel()
 	p := provider(t, "", http.StatusOK, `{"access_token":"at-123456","refresh_token":"rt-654321","expires_in":3600,"token_type":"Bearer"}`)
 	values := writeOAuthValues(t, p.URL)
-	run := startOAuth(t, oauthDef, "--testing-values", values)
+	run := startOAuth(t, fixedClock(), oauthDef, "--testing-values", values)
 
 	consent := run.consentURL(t)
 	u, err := url.Parse(consent)
@@ -236,10 +239,11 @@ func TestOAuthFlowExactRequests(t *testing.T) {
 }
 
 func TestOAuthFlowDemoAPIWithPKCEThenRead(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(demoapi.Handler(demoapi.Options{}))
 	defer srv.Close()
 	values := writeOAuthValues(t, srv.URL)
-	run := startOAuth(t, oauthDef, "--testing-values", values)
+	run := startOAuth(t, testEnv(nil), oauthDef, "--testing-values", values)
 	if status, page := browse(t, run.consentURL(t)); status != http.StatusOK {
 		t.Errorf("callback answered %d %q", status, page)
 	}
@@ -257,8 +261,9 @@ func TestOAuthFlowDemoAPIWithPKCEThenRead(t *testing.T) {
 }
 
 func TestOAuthFlowFailures(t *testing.T) {
+	t.Parallel()
 	demo := httptest.NewServer(demoapi.Handler(demoapi.Options{}))
-	defer demo.Close()
+	t.Cleanup(demo.Close) // after the parallel subtests
 	tests := []struct {
 		name     string
 		base     func(t *testing.T) string
@@ -303,10 +308,11 @@ func TestOAuthFlowFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			base := tt.base(t)
 			values := writeOAuthValues(t, base)
 			before, _ := os.ReadFile(values)
-			run := startOAuth(t, append([]string{oauthDef, "--testing-values", values}, tt.extra...)...)
+			run := startOAuth(t, testEnv(nil), append([]string{oauthDef, "--testing-values", values}, tt.extra...)...)
 			consent := run.consentURL(t)
 			if tt.browse {
 				browse(t, consent)
@@ -326,6 +332,7 @@ func TestOAuthFlowFailures(t *testing.T) {
 }
 
 func TestOAuthWithoutAdvancedAuth(t *testing.T) {
+	t.Parallel()
 	values := writeFile(t, "values.yaml", "bearer_token: x\nbase_url: http://127.0.0.1:1\n")
 	res := runCLI(t, "", "oauth", "../definitions/bearer-auth.yaml", "--testing-values", values)
 	want := "error: ../definitions/bearer-auth.yaml: the definition has no spec.advanced_auth: connector oauth needs " +
@@ -336,6 +343,7 @@ func TestOAuthWithoutAdvancedAuth(t *testing.T) {
 }
 
 func TestOAuthMissingClientSecret(t *testing.T) {
+	t.Parallel()
 	values := writeFile(t, "values.yaml", "base_url: http://127.0.0.1:1\nclient_id: demo-client\n")
 	res := runCLI(t, "", "oauth", oauthDef, "--testing-values", values)
 	want := "error: " + values + ": the testing values have no client secret at client_secret (the path spec.advanced_auth gives)\n"
@@ -345,8 +353,9 @@ func TestOAuthMissingClientSecret(t *testing.T) {
 }
 
 func TestOAuthFlags(t *testing.T) {
+	t.Parallel()
 	var got *oauthOptions
-	c := newCmdOAuth(newIOStreams(nil, io.Discard, io.Discard), func(o *oauthOptions) error { got = o; return nil })
+	c := newCmdOAuth(newIOStreams(nil, io.Discard, io.Discard), &Env{}, func(o *oauthOptions) error { got = o; return nil })
 	c.SetArgs([]string{"def.yaml", "--testing-values", "v.yaml", "--port", "8899", "--open", "--timeout", "2m"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)

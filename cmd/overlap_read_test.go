@@ -11,6 +11,7 @@ import (
 // pagination as soon as the page's records are counted, before the page is validated; it
 // still sends exactly the requests, in the order, of a read that waits for each page.
 func TestReadRequestsExactlyThePagesItNeeds(t *testing.T) {
+	t.Parallel()
 	const size = 3
 	for _, tt := range []struct {
 		name    string
@@ -29,6 +30,7 @@ func TestReadRequestsExactlyThePagesItNeeds(t *testing.T) {
 		{"--max-pages", pagedStream{total: 30}, []string{"--max-pages", "2"}, []int{0, 3}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := pagedAPI(t, map[string]pagedStream{"items": tt.stream})
 			def := pagedDefinition(t, api.URL, "offset", size, []string{"items"}, "")
 			vals := writeFile(t, "values.yaml", "{}\n")

@@ -13,6 +13,7 @@ pagination_strategy: ` + strategy
 }
 
 func TestPaginateCursor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		s        pgStream
@@ -144,6 +145,7 @@ pagination_strategy:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := pgAPI(t, tt.answers...)
 			pgExpect(t, pgRun(t, api, pgDef(t, tt.s)), api, tt.stdout, tt.requests)
 		})
@@ -155,6 +157,7 @@ pagination_strategy:
 // the page size and the authenticator's parameters are added only where the new URL lacks
 // the key.
 func TestPaginateRequestPath(t *testing.T) {
+	t.Parallel()
 	linkPaginator := `
 type: DefaultPaginator
 page_token_option: {type: RequestPath}
@@ -229,6 +232,7 @@ pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := pgAPI(t, tt.answers...)
 			pgExpect(t, pgRun(t, api, pgDef(t, tt.s)), api, tt.stdout, tt.requests)
 		})

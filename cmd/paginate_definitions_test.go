@@ -12,6 +12,7 @@ import (
 // Every pagination example in definitions/ reads the whole collection of the demo API
 // (250 records per stream) in the expected number of requests.
 func TestPaginationDefinitionsReadTheDemoAPI(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file     string
 		streams  int
@@ -33,6 +34,7 @@ func TestPaginationDefinitionsReadTheDemoAPI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
 			srv := demoapi.New(demoapi.Options{})
 			ts := httptest.NewServer(srv)
 			defer ts.Close()
@@ -52,6 +54,7 @@ func TestPaginationDefinitionsReadTheDemoAPI(t *testing.T) {
 }
 
 func TestNoPaginationDefinitionMakesOneRequest(t *testing.T) {
+	t.Parallel()
 	srv := demoapi.New(demoapi.Options{})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

@@ -17,6 +17,7 @@ func endlessAPI(t *testing.T) *recorder {
 }
 
 func TestPaginateRepeatedTokenStopsWithAnError(t *testing.T) {
+	t.Parallel()
 	api := pgAPI(t,
 		pgItems(1, 1, `"meta":{"next":"c1"}`),
 		pgItems(2, 1, `"meta":{"next":"c2"}`),
@@ -40,6 +41,7 @@ func TestPaginateRepeatedTokenStopsWithAnError(t *testing.T) {
 }
 
 func TestPaginateRepeatedNextURL(t *testing.T) {
+	t.Parallel()
 	api := pgAPI(t,
 		pgItems(1, 1, `"next":"/items?page=2"`),
 		pgItems(2, 1, `"next":"/items?page=2"`),
@@ -59,6 +61,7 @@ pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}
 }
 
 func TestPaginateLimits(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args     []string
 		stdout   string
@@ -92,6 +95,7 @@ func TestPaginateLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
 			api := endlessAPI(t)
 			res := pgRun(t, api, pgDef(t, pgStream{paginator: pgOffsetPaginator}), tt.args...)
 			pgExpect(t, res, api, tt.stdout, tt.requests)
@@ -103,6 +107,7 @@ func TestPaginateLimits(t *testing.T) {
 }
 
 func TestPaginateLimitNotReportedWhenTheStreamEndsFirst(t *testing.T) {
+	t.Parallel()
 	api := pgAPI(t, pgItems(1, 2), pgItems(3, 1))
 	res := pgRun(t, api, pgDef(t, pgStream{paginator: pgOffsetPaginator}), "--max-pages", "2")
 	pgExpect(t, res, api, pgIDs(1, 2, 3), []string{"GET /items?limit=2&offset=0", "GET /items?limit=2&offset=2"})
@@ -112,6 +117,7 @@ func TestPaginateLimitNotReportedWhenTheStreamEndsFirst(t *testing.T) {
 }
 
 func TestTraceMaxPagesSaysSoOnStderr(t *testing.T) {
+	t.Parallel()
 	api := endlessAPI(t)
 	res := pgRun(t, api, pgDef(t, pgStream{paginator: pgOffsetPaginator}), "paginate-trace", "--max-pages", "1")
 	if res.Code != 0 {

@@ -13,6 +13,7 @@ pagination_strategy: {type: OffsetIncrement, page_size: 2}
 `
 
 func TestPaginateOffsetIncrement(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		s         pgStream
@@ -141,6 +142,7 @@ pagination_strategy: {type: OffsetIncrement, page_size: "{{ config['page_size'] 
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := pgAPI(t, tt.answers...)
 			res := pgRun(t, api, pgDef(t, tt.s), tt.extraArgs...)
 			pgExpect(t, res, api, tt.stdout, tt.requests)
@@ -149,6 +151,7 @@ pagination_strategy: {type: OffsetIncrement, page_size: "{{ config['page_size'] 
 }
 
 func TestPaginatePageIncrement(t *testing.T) {
+	t.Parallel()
 	page := func(strategy string) pgStream {
 		return pgStream{paginator: `
 type: DefaultPaginator
@@ -223,6 +226,7 @@ pagination_strategy: {type: PageIncrement, page_size: 2, start_from_page: 1}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := pgAPI(t, tt.answers...)
 			pgExpect(t, pgRun(t, api, pgDef(t, tt.s)), api, tt.stdout, tt.requests)
 		})
@@ -230,11 +234,13 @@ pagination_strategy: {type: PageIncrement, page_size: 2, start_from_page: 1}
 }
 
 func TestPaginateNoPagination(t *testing.T) {
+	t.Parallel()
 	for name, pag := range map[string]string{
 		"explicit NoPagination": "type: NoPagination",
 		"no paginator":          "",
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			api := pgAPI(t, pgItems(1, 100, `"next":"/items?page=2"`))
 			def := pgDef(t, pgStream{paginator: pag, requester: "request_parameters: {limit: '100'}"})
 			res := pgRun(t, api, def, "--format", "envelope")

@@ -8,6 +8,7 @@ import (
 // Each injection place of page_token_option and page_size_option (RequestPath is in
 // paginate_cursor_test.go), and custom injection through next_page_token.
 func TestPaginateInjectionPlaces(t *testing.T) {
+	t.Parallel()
 	offset := func(place, token, size string) string {
 		return `
 type: DefaultPaginator
@@ -87,6 +88,7 @@ pagination_strategy: {type: PageIncrement, page_size: 2, start_from_page: 1}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := pgAPI(t, pgItems(1, 2), pgItems(3, 1))
 			pgExpect(t, pgRun(t, api, pgDef(t, tt.s)), api, pgIDs(1, 2, 3), tt.requests, tt.headers...)
 		})
@@ -94,6 +96,7 @@ pagination_strategy: {type: PageIncrement, page_size: 2, start_from_page: 1}
 }
 
 func TestPaginateCursorInjectionPlaces(t *testing.T) {
+	t.Parallel()
 	cursor := func(place, name string) string {
 		return `
 type: DefaultPaginator
@@ -118,6 +121,7 @@ pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := pgAPI(t, pgItems(1, 1, `"next":"c/2=?"`), pgItems(2, 1))
 			pgExpect(t, pgRun(t, api, pgDef(t, tt.s)), api, pgIDs(1, 2), tt.requests, tt.headers...)
 		})
@@ -127,6 +131,7 @@ pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}
 // Custom injection: no page_token_option; the token reaches the request only through
 // next_page_token in the requester's templates (none on the first request).
 func TestPaginateCustomInjection(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		s        pgStream
@@ -174,6 +179,7 @@ pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			api := pgAPI(t, tt.answers...)
 			res := pgRun(t, api, pgDef(t, tt.s))
 			if res.Code != 0 {

@@ -108,6 +108,7 @@ func upTo(n int) []int {
 }
 
 func TestPrefetchMatchesSequential(t *testing.T) {
+	t.Parallel()
 	const size = 3
 	tests := []struct {
 		name   string
@@ -129,6 +130,7 @@ func TestPrefetchMatchesSequential(t *testing.T) {
 	for _, mode := range []string{"offset", "page"} {
 		for _, tt := range tests {
 			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				t.Parallel()
 				api := pagedAPI(t, map[string]pagedStream{"items": tt.stream})
 				def := pagedDefinition(t, api.URL, mode, size, []string{"items"}, "")
 				vals := writeFile(t, "values.yaml", "{}\n")
@@ -153,6 +155,7 @@ func TestPrefetchMatchesSequential(t *testing.T) {
 }
 
 func TestPrefetchRequestsAheadAndTracesDiscardedPages(t *testing.T) {
+	t.Parallel()
 	api := pagedAPI(t, map[string]pagedStream{"items": {total: 7}})
 	def := pagedDefinition(t, api.URL, "offset", 3, []string{"items"}, "")
 	vals := writeFile(t, "values.yaml", "{}\n")
@@ -202,6 +205,7 @@ func TestPrefetchRequestsAheadAndTracesDiscardedPages(t *testing.T) {
 }
 
 func TestPrefetchFallsBackForCursorPagination(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("cursor") == "" {
 			fmt.Fprint(w, `{"data":[{"id":1}],"next":"b"}`)
@@ -232,6 +236,7 @@ streams:
 }
 
 func TestPrefetchFlagMustBePositive(t *testing.T) {
+	t.Parallel()
 	res := runCLI(t, "", "read", "def.yaml", "--testing-values", "v.yaml", "--prefetch", "0")
 	if res.Code != 2 || !strings.Contains(res.Stderr, "--prefetch must be 1 (one page at a time) or more") {
 		t.Errorf("exit %d, stderr %s", res.Code, res.Stderr)

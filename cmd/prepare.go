@@ -46,10 +46,6 @@ func (f *runFlags) addTestingValues(c *cobra.Command) {
 	c.Flags().Var(&f.maxBody, "max-body", "the largest response `size` read, after decompression, e.g. 64MiB or 1GiB; a larger body fails the request")
 }
 
-// configureClient, when set, adjusts every HTTP client prepare builds. Tests use it to
-// inject a fake Sleep and clock, so retries are asserted without real waits.
-var configureClient func(*httpx.Client)
-
 // prepared is everything a run needs, built from the flags.
 type prepared struct {
 	def     *manifest.Definition
@@ -64,8 +60,9 @@ type prepared struct {
 }
 
 // prepare loads and checks the definition and the testing values, registers every secret
-// with the redactor and builds the HTTP client and the authenticator. No request is made.
-func prepare(ctx context.Context, s *ioStreams, defPath string, f *runFlags) (*prepared, error) {
+// with the redactor and builds the HTTP client and the authenticator, which wait, read the
+// clock and reach the network through env. No request is made.
+func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *runFlags) (*prepared, error) {
 	if _, err := os.Stat(defPath); err != nil {
 		return nil, usagef("cannot read definition: %v", pathError(err))
 	}
@@ -86,31 +83,12 @@ func prepare(ctx context.Context, s *ioStreams, defPath string, f *runFlags) (*p
 	}
 	p.streams = streams
 
-	vals := values.None()
-	if f.testingValues != "" {
-		vals, err = values.Load(f.testingValues, s.In)
-		if err != nil {
-			var dl diag.List
-			if errors.As(err, &dl) {
-				printDiagnostics(s, s.Err, dl)
-				return nil, &silentError{code: exitInvalid}
-			}
-			return nil, usagef("cannot read testing values: %v", pathError(err))
-		}
-	}
-	if err := applyAssignments(vals, f.assign, def.ConnectionSpec); err != nil {
+	vals, defaults, err := loadTestingValues(s, defPath, def.ConnectionSpec, f.testingValues, f.assign)
+	if err != nil {
 		return nil, err
 	}
-	p.defaults = vals.ApplyDefaults(def.ConnectionSpec)
-	if f.testingValues == "" {
-		if missing := missingRequired(def.ConnectionSpec, vals.Map); len(missing) > 0 {
-			return nil, usagef("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)",
-				defPath, strings.Join(missing, ", "))
-		}
-	}
+	p.defaults = defaults
 	p.values = vals
-	// Secrets first, so that nothing printed from here on can carry one.
-	s.redactor.Add(vals.Secrets(def.ConnectionSpec)...)
 	if err := vals.Validate(def.ConnectionSpec); err != nil {
 		var dl diag.List
 		if errors.As(err, &dl) {
@@ -126,18 +104,21 @@ func prepare(ctx context.Context, s *ioStreams, defPath string, f *runFlags) (*p
 	if err := checkUpdater(def, vals, f); err != nil {
 		return nil, err
 	}
+	rt := env.Transport
+	if rt == nil {
+		rt = transport(f)
+	}
 	p.client = &httpx.Client{
-		HTTP:      &http.Client{Transport: transport(f)},
+		HTTP:      &http.Client{Transport: rt},
 		Timeout:   f.timeout,
+		Sleep:     env.Sleep,
+		Now:       env.clock(),
 		Redactor:  s.redactor,
 		UserAgent: "connector/" + version,
 		MaxBody:   int64(f.maxBody),
 	}
-	if configureClient != nil {
-		configureClient(p.client)
-	}
 	a, err := auth.New(def.Authenticator, auth.Env{
-		Config: vals.Map, Client: p.client, Redactor: s.redactor,
+		Config: vals.Map, Client: p.client, Redactor: s.redactor, Now: env.clock(),
 		ConfigUpdated: func(updates []auth.Update) error {
 			return p.writeBack(updates, f)
 		},
@@ -150,6 +131,40 @@ func prepare(ctx context.Context, s *ioStreams, defPath string, f *runFlags) (*p
 	}
 	p.auth = a
 	return p, nil
+}
+
+// loadTestingValues reads the testing values of a command for the definition at defPath:
+// the file at path ("-": stdin; "": none), then --set and --set-json in command-line order,
+// then the defaults of spec (spec.connection_specification), which it returns. Every
+// secret among the values is registered with the redactor before it returns, so that
+// nothing printed afterwards can carry one. Without a file, keys that spec requires and
+// the command line does not give are a usage error.
+func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path string, assign []assignment) (*values.Values, []values.Default, error) {
+	vals := values.None()
+	if path != "" {
+		var err error
+		vals, err = values.Load(path, s.In)
+		if err != nil {
+			var dl diag.List
+			if errors.As(err, &dl) {
+				printDiagnostics(s, s.Err, dl)
+				return nil, nil, &silentError{code: exitInvalid}
+			}
+			return nil, nil, usagef("cannot read testing values: %v", pathError(err))
+		}
+	}
+	if err := applyAssignments(vals, assign, spec); err != nil {
+		return nil, nil, err
+	}
+	defaults := vals.ApplyDefaults(spec)
+	if path == "" {
+		if missing := missingRequired(spec, vals.Map); len(missing) > 0 {
+			return nil, nil, usagef("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)",
+				defPath, strings.Join(missing, ", "))
+		}
+	}
+	s.redactor.Add(vals.Secrets(spec)...)
+	return vals, defaults, nil
 }
 
 // applyAssignments applies --set and --set-json in command-line order. A value that does

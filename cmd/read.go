@@ -16,14 +16,14 @@ import (
 
 type readOptions struct {
 	io     *ioStreams
+	env    *Env
 	def    string
 	flags  runFlags
 	format string
-	now    func() time.Time
 }
 
-func newCmdRead(io *ioStreams, runF func(*readOptions) error) *cobra.Command {
-	opts := &readOptions{io: io, now: time.Now}
+func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
+	opts := &readOptions{io: io, env: env}
 	c := &cobra.Command{
 		Use:   "read DEF --testing-values FILE",
 		Short: "Stream the records of every stream as JSON lines",
@@ -83,11 +83,11 @@ func exactlyOneDefinition(c *cobra.Command, args []string) error {
 }
 
 func readRun(ctx context.Context, opts *readOptions) error {
-	p, err := prepare(ctx, opts.io, opts.def, &opts.flags)
+	p, err := prepare(ctx, opts.io, opts.env, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}
-	out, err := output.NewRecordWriter(opts.io.Out, opts.format, opts.now)
+	out, err := output.NewRecordWriter(opts.io.Out, opts.format, opts.env.clock())
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -97,7 +97,7 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	ro := p.options()
 	ro.Out = out
 	ro.MaxPages, ro.MaxRecords = opts.flags.maxPages, opts.flags.maxRecords
-	prog := &progress{io: opts.io, now: time.Now, live: opts.io.errTTY}
+	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY}
 	ro.Observer = prog
 	ro.Prefetch = opts.flags.prefetch
 	ro.Overlap = true

@@ -1,8 +1,8 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -107,7 +107,7 @@ func benchmarkRead(b *testing.B, paginator string, extra ...string) {
 	b.SetBytes(int64(total * 330))
 	b.ResetTimer()
 	for b.Loop() {
-		if code := Execute(args, strings.NewReader(""), io.Discard, io.Discard); code != 0 {
+		if code := Execute(context.Background(), args, Env{}); code != 0 {
 			b.Fatalf("exit %d", code)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 // A --max-records limit reached with the last record of the last page left nothing out, so
 // read must not claim it stopped early; one record fewer must say so.
 func TestMaxRecordsAtTheNaturalEnd(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`[{"id":1},{"id":2}]`))
 	})

@@ -179,6 +179,7 @@ streams:
 // TestSecretsInEveryFormAndOutput runs each hostile case through every command and output
 // format and looks for every secret in every form.
 func TestSecretsInEveryFormAndOutput(t *testing.T) {
+	t.Parallel()
 	api := reflector(t)
 	values := writeFile(t, "values.yaml", fmt.Sprintf(
 		"base_url: %s\nuser: bob\npassword: %s\nclient_id: the-client-id\nclient_secret: %s\nbearer: %s\npin: %s\n",
@@ -259,6 +260,7 @@ api_token: "{{ config.bearer }}"
 // TestDerivedSecretInTrace: the header a template builds from a secret shows as
 // `Basic ****` in the trace, while the values that do not depend on a secret stay readable.
 func TestDerivedSecretInTrace(t *testing.T) {
+	t.Parallel()
 	api := reflector(t)
 	values := writeFile(t, "basic.yaml", fmt.Sprintf("base_url: %s\nuser: bob\npassword: %s\n", api.URL, mustJSON(redBasicPass)))
 	def := writeFile(t, "def.yaml", redDef("type: NoAuth\n", `
@@ -286,7 +288,7 @@ func TestDerivedSecretInTrace(t *testing.T) {
 // the request's Basic credentials in every form; nothing of the client secret or the
 // Basic header reaches stderr.
 func TestOAuthExchangeFailureIsRedacted(t *testing.T) {
-	fixClock(t)
+	t.Parallel()
 	const secret = `cl"ient&secret\7`
 	p := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -304,7 +306,7 @@ func TestOAuthExchangeFailureIsRedacted(t *testing.T) {
 		}
 	})
 	values := writeFile(t, "values.yaml", fmt.Sprintf("base_url: %s\nclient_id: cid-Q7w9z\nclient_secret: %s\n", p.URL, mustJSON(secret)))
-	run := startOAuth(t, oauthDef, "--testing-values", values)
+	run := startOAuth(t, fixedClock(), oauthDef, "--testing-values", values)
 	browse(t, run.consentURL(t))
 	code, stderr := run.wait(t)
 	if code != 1 {

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"connector/pkg/httpx"
 )
 
 // This file runs `connector read` against local servers that misbehave on purpose and
@@ -19,23 +17,20 @@ import (
 // resT0 is the fake clock of these tests.
 var resT0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// fakeWaits makes every client built by prepare record its waits instead of sleeping, with
-// a clock standing still at resT0. It returns the waits seen so far.
-func fakeWaits(t *testing.T) func() []time.Duration {
-	t.Helper()
+// fakeWaits is a test environment (testEnv) whose runs record their waits instead of
+// sleeping, with a clock standing still at resT0. It also returns the waits seen so far.
+func fakeWaits() (Env, func() []time.Duration) {
 	var mu sync.Mutex
 	var waits []time.Duration
-	configureClient = func(c *httpx.Client) {
-		c.Sleep = func(_ context.Context, d time.Duration) error {
-			mu.Lock()
-			defer mu.Unlock()
-			waits = append(waits, d)
-			return nil
-		}
-		c.Now = func() time.Time { return resT0 }
+	env := testEnv(nil)
+	env.Sleep = func(_ context.Context, d time.Duration) error {
+		mu.Lock()
+		defer mu.Unlock()
+		waits = append(waits, d)
+		return nil
 	}
-	t.Cleanup(func() { configureClient = nil })
-	return func() []time.Duration {
+	env.Now = func() time.Time { return resT0 }
+	return env, func() []time.Duration {
 		mu.Lock()
 		defer mu.Unlock()
 		return append([]time.Duration(nil), waits...)
@@ -109,12 +104,12 @@ func scripted(t *testing.T, replies ...reply) *recorder {
 	})
 }
 
-// resRead runs read with the definition and testing values pointing at api.
-func resRead(t *testing.T, api *recorder, def string, args ...string) cliResult {
+// resRead runs read in env with the definition and testing values pointing at api.
+func resRead(t *testing.T, env Env, api *recorder, def string, args ...string) cliResult {
 	t.Helper()
 	defPath := writeFile(t, "def.yaml", def)
 	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\napi_key: k-12345\n")
-	return runCLI(t, "", append([]string{"read", defPath, "--testing-values", vals}, args...)...)
+	return runCLIEnv(t, env, "", append([]string{"read", defPath, "--testing-values", vals}, args...)...)
 }
 
 // paths lists the path and query of every request api received.
@@ -127,6 +122,7 @@ func paths(api *recorder) []string {
 }
 
 func TestResilienceRetries(t *testing.T) {
+	t.Parallel()
 	retryAt := resT0.Add(30 * time.Second).Format(http.TimeFormat)
 	tests := []struct {
 		name    string
@@ -222,9 +218,10 @@ backoff_strategies:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			waits := fakeWaits(t)
+			t.Parallel()
+			env, waits := fakeWaits()
 			api := scripted(t, tt.replies...)
-			res := resRead(t, api, resDef(tt.handler), tt.args...)
+			res := resRead(t, env, api, resDef(tt.handler), tt.args...)
 			if got := paths(api); fmt.Sprint(got) != fmt.Sprint(tt.paths) {
 				t.Errorf("requests %q\nwant %q", got, tt.paths)
 			}
@@ -242,9 +239,11 @@ backoff_strategies:
 // A server that accepts and never answers, and one that trickles its body, end in a clear
 // timeout error after the retries; what was read before is written.
 func TestResilienceStallAndTrickle(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"stall", "trickle"} {
 		t.Run(mode, func(t *testing.T) {
-			waits := fakeWaits(t)
+			t.Parallel()
+			env, waits := fakeWaits()
 			release := make(chan struct{})
 			var mu sync.Mutex
 			n := 0
@@ -278,7 +277,7 @@ func TestResilienceStallAndTrickle(t *testing.T) {
 				}
 			})
 			defer close(release)
-			res := resRead(t, api, resDef("max_retries: 1"), "--timeout", "80ms")
+			res := resRead(t, env, api, resDef("max_retries: 1"), "--timeout", "80ms")
 			if got := len(api.requests()); got != 3 {
 				t.Errorf("%d requests, want 3 (page 1, page 2 and one retry)", got)
 			}
@@ -297,7 +296,8 @@ func TestResilienceStallAndTrickle(t *testing.T) {
 
 // A redirect to another host (127.0.0.1 → localhost) is followed without the API key.
 func TestResilienceRedirectToAnotherHost(t *testing.T) {
-	fakeWaits(t)
+	t.Parallel()
+	env, _ := fakeWaits()
 	other := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"data":[{"id":9}]}`))
 	})
@@ -305,7 +305,7 @@ func TestResilienceRedirectToAnotherHost(t *testing.T) {
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, otherURL+"/v2"+r.URL.RequestURI(), http.StatusTemporaryRedirect)
 	})
-	res := resRead(t, api, resDef(""))
+	res := resRead(t, env, api, resDef(""))
 	if res.Code != 0 || res.Stdout != "{\"id\":9}\n" || res.Stderr != "" {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", res.Code, res.Stdout, res.Stderr)
 	}

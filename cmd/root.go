@@ -6,9 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -52,27 +50,25 @@ type silentError struct{ code int }
 
 func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
-// Execute runs the command line with the given arguments and streams and returns the exit
-// code. main passes os.Args[1:] and the process streams.
-func Execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	io := newIOStreams(stdin, stdout, stderr)
+// Execute runs the command line with the given arguments in env and returns the exit code.
+// main passes os.Args[1:], the process's environment and a context that Ctrl-C and SIGTERM
+// cancel: a run whose context ends exits 130.
+func Execute(ctx context.Context, args []string, env Env) int {
+	env = env.withDefaults()
+	io := newIOStreams(env.Stdin, env.Stdout, env.Stderr)
+	_, io.noColorEnv = env.lookup("NO_COLOR")
 	// A hidden switch for performance work: CONNECTOR_CPUPROFILE=cpu.out writes a CPU
 	// profile of the run (go tool pprof connector cpu.out).
-	if path := os.Getenv("CONNECTOR_CPUPROFILE"); path != "" {
+	if path, _ := env.lookup("CONNECTOR_CPUPROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
 			defer f.Close()
 			defer pprof.StopCPUProfile()
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// Writes to a closed pipe (`connector read … | head -1`) return EPIPE instead of
-	// killing the process, so the read ends quietly.
-	signal.Ignore(syscall.SIGPIPE)
 
-	root := newRootCmd(io)
+	root := newRootCmd(io, &env)
 	root.SetArgs(args)
-	root.SetIn(stdin)
+	root.SetIn(env.Stdin)
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	err := root.ExecuteContext(ctx)
@@ -113,7 +109,7 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-func newRootCmd(io *ioStreams) *cobra.Command {
+func newRootCmd(io *ioStreams, env *Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "connector",
 		Short: "Run and test API connectors defined in the Airbyte declarative YAML format",
@@ -161,7 +157,7 @@ refuses (format: envelope suits read, not check): move it under that command's s
 		},
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			if err := loadSettings(c); err != nil {
+			if err := loadSettings(c, env); err != nil {
 				return err
 			}
 			noColor, _ := c.Flags().GetBool("no-color")
@@ -180,11 +176,11 @@ refuses (format: envelope suits read, not check): move it under that command's s
 	})
 	root.AddCommand(
 		newCmdValidate(io, nil),
-		newCmdRead(io, nil),
-		newCmdCheck(io, nil),
-		newCmdTrace(io, nil),
-		newCmdDemoAPI(io, nil),
-		newCmdOAuth(io, nil),
+		newCmdRead(io, env, nil),
+		newCmdCheck(io, env, nil),
+		newCmdTrace(io, env, nil),
+		newCmdDemoAPI(io, env, nil),
+		newCmdOAuth(io, env, nil),
 	)
 	return root
 }

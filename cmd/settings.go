@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,8 +32,8 @@ var notSettable = map[string]bool{"help": true, "version": true, "settings": tru
 
 // loadSettings fills the flags of c that the command line left unset from CONNECTOR_*
 // variables and the settings file. Definitions and testing values are not read here.
-func loadSettings(c *cobra.Command) error {
-	file, err := readSettings(c)
+func loadSettings(c *cobra.Command, env *Env) error {
+	file, err := readSettings(c, env)
 	if err != nil {
 		return err
 	}
@@ -43,10 +42,10 @@ func loadSettings(c *cobra.Command) error {
 		if f.Changed || firstErr != nil || notSettable[f.Name] {
 			return
 		}
-		env := "CONNECTOR_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
-		if val, ok := os.LookupEnv(env); ok {
+		name := "CONNECTOR_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if val, ok := env.lookup(name); ok {
 			if err := setFlag(f, []string{val}, false); err != nil {
-				firstErr = flagError(f, val, err, env)
+				firstErr = flagError(f, val, err, name)
 			}
 			return
 		}
@@ -145,11 +144,12 @@ func describeSetting(val any) string {
 // readSettings reads the settings file of --settings or CONNECTOR_SETTINGS (nil when there
 // is none) and checks every key against the flags of the commands, so that a misspelt
 // key is reported whatever command runs.
-func readSettings(c *cobra.Command) (*settingsFile, error) {
+func readSettings(c *cobra.Command, env *Env) (*settingsFile, error) {
 	path, _ := c.Flags().GetString("settings")
 	from := ""
 	if path == "" {
-		path, from = os.Getenv("CONNECTOR_SETTINGS"), " (from CONNECTOR_SETTINGS)"
+		path, _ = env.lookup("CONNECTOR_SETTINGS")
+		from = " (from CONNECTOR_SETTINGS)"
 	}
 	if path == "" {
 		return nil, nil

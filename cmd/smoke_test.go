@@ -6,6 +6,7 @@ import (
 )
 
 func TestReadBearerSmoke(t *testing.T) {
+	t.Parallel()
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"data":[{"id":12345678901234567890,"b":"<x>&"},{"id":2}]}`))

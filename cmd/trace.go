@@ -27,13 +27,14 @@ import (
 
 type traceOptions struct {
 	io     *ioStreams
+	env    *Env
 	def    string
 	flags  runFlags
 	format string
 }
 
-func newCmdTrace(io *ioStreams, runF func(*traceOptions) error) *cobra.Command {
-	opts := &traceOptions{io: io}
+func newCmdTrace(io *ioStreams, env *Env, runF func(*traceOptions) error) *cobra.Command {
+	opts := &traceOptions{io: io, env: env}
 	c := &cobra.Command{
 		Use:   "paginate-trace DEF --testing-values FILE",
 		Short: "Show every request, response and pagination decision of a read",
@@ -76,7 +77,7 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 }
 
 func traceRun(ctx context.Context, opts *traceOptions) error {
-	p, err := prepare(ctx, opts.io, opts.def, &opts.flags)
+	p, err := prepare(ctx, opts.io, opts.env, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 // replaced by http://API so the files do not depend on the port. Refresh with
 // go test ./cmd -run TestTraceGolden -update
 func TestTraceGolden(t *testing.T) {
+	t.Parallel()
 	apiKeyHeader := `
 authenticator:
   type: ApiKeyAuthenticator
@@ -117,6 +118,7 @@ pagination_strategy: {type: OffsetIncrement, page_size: 2}
 	for _, tt := range tests {
 		for _, format := range []string{"text", "json"} {
 			t.Run(tt.name+"/"+format, func(t *testing.T) {
+				t.Parallel()
 				api := pgAPI(t, tt.answers...)
 				args := append([]string{"paginate-trace", "--format", format}, tt.args...)
 				res := pgRun(t, api, pgDef(t, tt.s), args...)

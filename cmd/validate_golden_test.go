@@ -11,6 +11,7 @@ import (
 // diagnostic code, and for a valid one: the text diagnostics on stderr and the JSON report on
 // stdout. Refresh with: go test ./cmd -run TestValidateGolden -update (then read the diff).
 func TestValidateGolden(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file  string // in testdata/validate
 		codes []string
@@ -41,6 +42,7 @@ func TestValidateGolden(t *testing.T) {
 			wantCode = 0
 		}
 		t.Run(name+"/text", func(t *testing.T) {
+			t.Parallel()
 			res := runCLI(t, "", "validate", path)
 			if res.Code != wantCode {
 				t.Errorf("exit code %d, want %d", res.Code, wantCode)
@@ -51,6 +53,7 @@ func TestValidateGolden(t *testing.T) {
 			golden(t, filepath.Join("validate", name+".stderr"), res.Stderr)
 		})
 		t.Run(name+"/json", func(t *testing.T) {
+			t.Parallel()
 			res := runCLI(t, "", "validate", "--format", "json", path)
 			if res.Code != wantCode {
 				t.Errorf("exit code %d, want %d", res.Code, wantCode)
@@ -96,6 +99,7 @@ func TestValidateGolden(t *testing.T) {
 // TestValidateSeveralFiles checks that every file is reported, that the exit code is that of
 // the worst, and that an unreadable file is a usage error.
 func TestValidateSeveralFiles(t *testing.T) {
+	t.Parallel()
 	valid := filepath.Join("testdata", "validate", "valid_basic.yaml")
 	broken := filepath.Join("testdata", "validate", "unknown_field.yaml")
 	missing := filepath.Join("testdata", "validate", "no_such_file.yaml")
@@ -144,6 +148,7 @@ func TestValidateSeveralFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			res := runCLI(t, "", append([]string{"validate"}, tt.args...)...)
 			e2eCheckResult(t, nil, res, tt.code, tt.stdout, tt.stderr)
 		})
