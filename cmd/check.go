@@ -77,7 +77,7 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 		}
 	}
 	ro := p.options()
-	ro.MaxPages = 1
+	ro.MaxSlices, ro.MaxPages = 1, 1 // the first page of the first slice
 	green := opts.io.paint(false, color.FgGreen, color.Bold)
 	red := opts.io.paint(false, color.FgRed, color.Bold)
 	enc := json.NewEncoder(opts.io.Out)

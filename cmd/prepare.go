@@ -28,6 +28,7 @@ type runFlags struct {
 	timeout          time.Duration
 	streams          []string
 	maxPages         int
+	maxSlices        int
 	maxRecords       int
 	failFast         bool
 	prefetch         int

@@ -59,7 +59,7 @@ read and exits 130.`,
 	addMaxRecords(c, &opts.flags)
 	enumFlag(c.Flags(), &opts.format, "format", output.Formats, "output format: records, envelope or airbyte")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails instead of reading the others")
-	intFlag(c.Flags(), &opts.flags.concurrency, "concurrency", 0, fmt.Sprintf("read up to `N` streams at once (default: the definition's concurrency_level, else 1; at most %d); records of a stream stay in order", maxConcurrency),
+	intFlag(c.Flags(), &opts.flags.concurrency, "concurrency", 0, fmt.Sprintf("read up to `N` slices at once, across and within streams (default: the definition's concurrency_level, else 1; at most %d); stdout stays exactly that of a read one slice at a time", maxConcurrency),
 		0, "must be 0 (the definition's concurrency_level) or more", maxConcurrency, fmt.Sprintf("must be at most %d (a limit of connector)", maxConcurrency))
 	return c
 }
@@ -67,6 +67,7 @@ read and exits 130.`,
 func addStreamFlags(c *cobra.Command, f *runFlags) {
 	c.Flags().StringArrayVar(&f.streams, "stream", nil, "read only the stream `NAME` (repeatable; default: every stream in definition order)")
 	intFlag(c.Flags(), &f.maxPages, "max-pages", 0, "stop each stream after `N` pages (0: no limit)", 0, "must be 0 (no limit) or more", 0, "")
+	intFlag(c.Flags(), &f.maxSlices, "max-slices", 0, "stop each stream after `N` slices (partitions) (0: no limit)", 0, "must be 0 (no limit) or more", 0, "")
 	intFlag(c.Flags(), &f.prefetch, "prefetch", 1, fmt.Sprintf("request up to `N` pages ahead at once, at most %d (OffsetIncrement or PageIncrement with a page_size; records stay in page order)", maxPrefetch),
 		1, "must be 1 (one page at a time) or more", maxPrefetch, fmt.Sprintf("must be at most %d (a limit of connector)", maxPrefetch))
 }
@@ -95,8 +96,7 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	widenPipe(opts.io.Out)
 	p.onConfigUpdate = func(config map[string]any) { out.Control(config) }
 	ro := p.options()
-	ro.Out = out
-	ro.MaxPages, ro.MaxRecords = opts.flags.maxPages, opts.flags.maxRecords
+	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
 	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY}
 	ro.Observer = prog
 	ro.Prefetch = opts.flags.prefetch
@@ -107,66 +107,85 @@ func readRun(ctx context.Context, opts *readOptions) error {
 		defer mu.Unlock()
 		fmt.Fprintln(opts.io.Err, "note: "+text)
 	}
-	failed, done := 0, 0
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	failed, ended := 0, 0
 	var stopErr error // an interrupt or a closed stdout: the read ends
-	// one reads one stream and reports its outcome; it says whether the read must stop.
-	one := func(sctx context.Context, s *manifest.Stream) bool {
-		out.StreamStatus(s.Name, "STARTED")
-		res := run.Stream(sctx, ro, s)
-		mu.Lock()
-		defer mu.Unlock()
-		done++
-		prog.clear()
-		if res.Err != nil {
-			if errors.Is(res.Err, context.Canceled) {
-				out.StreamStatus(s.Name, "INCOMPLETE")
+	// The hooks run in output order, when the stream's place in stdout is reached: its
+	// start before its records, its end after them.
+	hooks := run.Hooks{
+		Start: func(s *manifest.Stream) { out.StreamStatus(s.Name, "STARTED") },
+		End: func(res run.Result) {
+			mu.Lock()
+			defer mu.Unlock()
+			ended++
+			prog.clear()
+			if stopErr != nil {
+				return
+			}
+			for _, sk := range res.Skipped {
+				fmt.Fprintf(opts.io.Err, "note: %s: %s of the parent stream %s had no value at %s and gave no partition\n",
+					res.Stream, plural(sk.Records, "record"), sk.Parent, sk.ParentKey)
+			}
+			switch {
+			case errors.Is(res.Err, context.Canceled):
+				out.StreamStatus(res.Stream, "INCOMPLETE")
 				out.Flush()
-				if ctx.Err() == nil {
-					// Cancelled because another stream failed with --fail-fast.
-					return true
+				if ctx.Err() != nil {
+					fmt.Fprintf(opts.io.Err, "interrupted: %s stopped after %s and %s\n", res.Stream,
+						plural(res.Records, "record"), plural(res.Pages, "page"))
+					stopErr = res.Err
 				}
-				fmt.Fprintf(opts.io.Err, "interrupted: %s stopped after %s and %s\n", s.Name,
-					plural(res.Records, "record"), plural(res.Pages, "page"))
+				stop()
+			case res.Err != nil && isBrokenPipe(res.Err):
 				stopErr = res.Err
-				return true
+				stop()
+			case res.Err != nil:
+				failed++
+				msg := fmt.Sprintf("%v (%s written before the failure)", res.Err, plural(res.Records, "record"))
+				out.Error(failureTrace(opts.io, res.Stream, msg, res.Err))
+				out.StreamStatus(res.Stream, "INCOMPLETE")
+				out.Flush()
+				opts.io.printError(errors.New(msg))
+				if opts.flags.failFast {
+					stop()
+				}
+			default:
+				out.StreamStatus(res.Stream, "COMPLETE")
+				if err := out.Flush(); err != nil {
+					stopErr = err
+					stop()
+					return
+				}
+				if res.Limit.Set() {
+					fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", res.Stream, res.Limit,
+						plural(res.Records, "record"), plural(res.Pages, "page"))
+				}
 			}
-			if isBrokenPipe(res.Err) {
-				stopErr = res.Err
-				return true
-			}
-			failed++
-			msg := fmt.Sprintf("%v (%s written before the failure)", res.Err, plural(res.Records, "record"))
-			out.Error(failureTrace(opts.io, s.Name, msg, res.Err))
-			out.StreamStatus(s.Name, "INCOMPLETE")
-			out.Flush()
-			opts.io.printError(errors.New(msg))
-			return opts.flags.failFast
-		}
-		out.StreamStatus(s.Name, "COMPLETE")
-		if err := out.Flush(); err != nil {
-			stopErr = err
-			return true
-		}
-		if res.Limit.Set() {
-			fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", s.Name, res.Limit,
-				plural(res.Records, "record"), plural(res.Pages, "page"))
-		}
-		return false
+		},
 	}
-	readStreams(ctx, p.streams, streamWorkers(opts.flags.concurrency, p.def), one)
+	run.Read(rctx, ro, p.streams, workers(opts.flags.concurrency, p.def), sequenced{output.NewSequencer(rctx, out)}, hooks)
 	if stopErr != nil {
 		return stopErr
 	}
 	if failed > 0 {
-		if skipped := len(p.streams) - done; skipped > 0 {
+		if skipped := len(p.streams) - ended; skipped > 0 {
 			fmt.Fprintf(opts.io.Err, "--fail-fast: stopped at the first failure; %s not read\n", plural(skipped, "stream"))
 		} else if len(p.streams) > 1 {
 			fmt.Fprintf(opts.io.Err, "%d of %d streams failed\n", failed, len(p.streams))
 		}
 		return &silentError{code: exitFailure}
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	return nil
 }
+
+// sequenced is the Sequencer as the output of run.Read.
+type sequenced struct{ *output.Sequencer }
+
+func (s sequenced) Part() run.Part { return s.Sequencer.Part() }
 
 // failureTrace describes a failed stream for an airbyte TRACE ERROR message: message is
 // what stderr says, internal_message the cause beneath the stream and page, both redacted.
@@ -184,49 +203,14 @@ func failureTrace(s *ioStreams, stream, msg string, err error) output.ErrorTrace
 	}
 }
 
-// streamWorkers is how many streams are read at once: --concurrency, else the definition's
-// concurrency_level (at most maxConcurrency, the cap of the flag), else 1.
-func streamWorkers(flag int, def *manifest.Definition) int {
+// workers is how many slices are read at once, across and within streams: --concurrency,
+// else the definition's concurrency_level (at most maxConcurrency, the cap of the flag),
+// else 1.
+func workers(flag int, def *manifest.Definition) int {
 	if flag > 0 {
 		return flag
 	}
 	return min(max(def.ConcurrencyLevel, 1), maxConcurrency)
-}
-
-// readStreams calls one for every stream, up to workers at a time, in definition order (one
-// at a time when workers is 1). When one says stop, no further stream starts and those
-// running are cancelled.
-func readStreams(ctx context.Context, streams []*manifest.Stream, workers int, one func(context.Context, *manifest.Stream) bool) {
-	if workers <= 1 {
-		for _, s := range streams {
-			if one(ctx, s) {
-				return
-			}
-		}
-		return
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for _, s := range streams {
-		select {
-		case sem <- struct{}{}:
-		case <-sctx.Done():
-		}
-		if sctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if one(sctx, s) {
-				cancel()
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // progress shows records, pages and records/s on one refreshed stderr line when stderr is a

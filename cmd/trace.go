@@ -85,7 +85,7 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	p.client.Observe = t.exchange
 	ro := p.options()
 	ro.Observer = t
-	ro.MaxPages, ro.MaxRecords = opts.flags.maxPages, opts.flags.maxRecords
+	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
 	ro.Prefetch = opts.flags.prefetch
 	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, "note: "+text) }
 	failed := 0

@@ -54,6 +54,12 @@ func Read(ctx context.Context, o *Options, streams []*manifest.Stream, workers i
 		}
 		started++
 		finish := r.stream(ctx, s)
+		if workers <= 1 {
+			// One slice at a time: the next stream starts after this one's end, as a
+			// read of the streams one after the other does (a --fail-fast stop included).
+			results[i] = finish()
+			continue
+		}
 		ends.Add(1)
 		go func() {
 			defer ends.Done()
