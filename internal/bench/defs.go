@@ -68,12 +68,61 @@ spec:
 `, mode, paginator)
 }
 
-// files writes the three definitions and a testing values file for base into dir.
+// partitioned is a parent stream of `parents` records, 100 per page, and a child stream with
+// one page per parent record (SubstreamPartitionRouter, the parent's id as a query
+// parameter).
+const partitioned = `version: 6.5.0
+type: DeclarativeSource
+definitions:
+  requester:
+    type: HttpRequester
+    url_base: "{{ config['base_url'] }}"
+    authenticator:
+      type: BearerAuthenticator
+      api_token: "{{ config['api_token'] }}"
+  selector:
+    type: RecordSelector
+    extractor: {type: DpathExtractor, field_path: [data]}
+  parents:
+    type: DeclarativeStream
+    name: parents
+    retriever:
+      type: SimpleRetriever
+      requester: {$ref: "#/definitions/requester", path: /parents}
+      record_selector: {$ref: "#/definitions/selector"}
+      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
+        page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: limit}
+        pagination_strategy: {type: OffsetIncrement, page_size: 100}
+streams:
+  - "#/definitions/parents"
+  - type: DeclarativeStream
+    name: children
+    retriever:
+      type: SimpleRetriever
+      requester: {$ref: "#/definitions/requester", path: /children}
+      record_selector: {$ref: "#/definitions/selector"}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - type: ParentStreamConfig
+            stream: "#/definitions/parents"
+            parent_key: id
+            partition_field: parent_id
+            request_option: {type: RequestOption, inject_into: request_parameter, field_name: parent}
+`
+
+// files writes the four definitions and a testing values file for base into dir.
 func files(dir, base string, pageSize int) (defs map[string]string, values string, err error) {
 	defs = map[string]string{}
-	for _, mode := range []string{"offset", "page", "cursor"} {
+	for _, mode := range []string{"offset", "page", "cursor", "partitioned"} {
 		path := filepath.Join(dir, mode+".yaml")
-		if err := os.WriteFile(path, []byte(definition(mode, pageSize)), 0o600); err != nil {
+		text := partitioned
+		if mode != "partitioned" {
+			text = definition(mode, pageSize)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			return nil, "", err
 		}
 		defs[mode] = path

@@ -167,6 +167,9 @@ func (b *bench) run(records, big int, stripe string) error {
 	if err := b.prefetch(dir); err != nil {
 		return err
 	}
+	if err := b.partitions(dir); err != nil {
+		return err
+	}
 	if err := b.firstRequest(g, defs["offset"], vals); err != nil {
 		return err
 	}
@@ -234,6 +237,75 @@ func (b *bench) prefetch(dir string) error {
 		name: fmt.Sprintf("%s, --prefetch %d", name, ahead), records: total, conn: par, base: base, hasBase: true,
 		target:   fmt.Sprintf("≥ 5× faster than sequential: %.1f×, output identical: %s", speedup, yes(same)),
 		hasCheck: true, ok: speedup >= 5 && same,
+	})
+	return nil
+}
+
+// partitions reads a child stream of 1,000 partitions (a parent of 10 pages, one child page
+// per parent record): with no latency against the raw-fetch baseline of the same requests,
+// and with 20 ms per request one slice at a time against 16 at once.
+func (b *bench) partitions(dir string) error {
+	const delay, workers = 20 * time.Millisecond, 16
+	total := parents * perParent
+	g, err := newGenerator(total, b.pageSize, 0)
+	if err != nil {
+		return err
+	}
+	defs, vals, err := files(dir, g.addr, b.pageSize)
+	if err != nil {
+		g.close()
+		return err
+	}
+	args := []string{"read", defs["partitioned"], "--testing-values", vals, "--stream", "children"}
+	var conns, bases []measure
+	for range 3 {
+		m, err := spawn(g, b.self, baselineArgs(g.addr, "partitioned", 0, b.pageSize)...)
+		if err != nil {
+			g.close()
+			return err
+		}
+		bases = append(bases, m)
+		if m, err = spawn(g, b.bin, append(args, "--concurrency", "1")...); err != nil {
+			g.close()
+			return err
+		}
+		if m.Lines != total {
+			g.close()
+			return fmt.Errorf("partitioned read: %d records, want %d", m.Lines, total)
+		}
+		conns = append(conns, m)
+	}
+	g.close()
+	c, base := median(conns), median(bases)
+	b.rows = append(b.rows, row{name: fmt.Sprintf("read %d partitions, 1 slice at a time", parents), records: total,
+		conn: c, base: base, hasBase: true, target: "wall ≤ 3× base", hasCheck: true, ok: ratio(c.Wall, base.Wall) <= 3})
+
+	slow, err := newGenerator(total, b.pageSize, delay)
+	if err != nil {
+		return err
+	}
+	defer slow.close()
+	defs, vals, err = files(dir, slow.addr, b.pageSize)
+	if err != nil {
+		return err
+	}
+	args = []string{"read", defs["partitioned"], "--testing-values", vals, "--stream", "children"}
+	seq, err := spawn(slow, b.bin, append(args, "--concurrency", "1")...)
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("read %d partitions, +%s/request", parents, delay)
+	b.rows = append(b.rows, row{name: name + ", --concurrency 1", records: total, conn: seq})
+	par, err := spawn(slow, b.bin, append(args, "--concurrency", strconv.Itoa(workers))...)
+	if err != nil {
+		return err
+	}
+	speedup := ratio(seq.Wall, par.Wall)
+	same := par.Sum == seq.Sum && par.Lines == seq.Lines
+	b.rows = append(b.rows, row{
+		name: fmt.Sprintf("%s, --concurrency %d", name, workers), records: total, conn: par,
+		target:   fmt.Sprintf("≥ 10× faster than 1 at a time: %.1f×, output identical: %s, RSS ≤ 40 MB", speedup, yes(same)),
+		hasCheck: true, ok: speedup >= 10 && same && par.RSS <= 40<<20,
 	})
 	return nil
 }

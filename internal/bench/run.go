@@ -88,6 +88,41 @@ func baselineArgs(base, mode string, total, pageSize int) []string {
 func fetch(base, mode string, total, pageSize int) error {
 	client := &http.Client{}
 	buf := make([]byte, 64<<10)
+	get := func(url string) error {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, err = io.CopyBuffer(io.Discard, res.Body, buf)
+		res.Body.Close()
+		if err == nil && res.StatusCode != http.StatusOK {
+			err = fmt.Errorf("GET %s: %s", url, res.Status)
+		}
+		return err
+	}
+	if mode == "partitioned" {
+		// The parent's pages, then one request per parent record, as connector reads the
+		// child stream one slice at a time.
+		for start := 0; start < parents; start += 100 {
+			if err := get(fmt.Sprintf("%s/parents?limit=100&offset=%d", base, start)); err != nil {
+				return err
+			}
+		}
+		if err := get(fmt.Sprintf("%s/parents?limit=100&offset=%d", base, parents)); err != nil {
+			return err
+		}
+		for id := 1; id <= parents; id++ {
+			if err := get(fmt.Sprintf("%s/children?parent=%010d", base, id)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for start := 0; ; start += pageSize {
 		var url string
 		switch mode {

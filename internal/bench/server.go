@@ -57,6 +57,8 @@ func newGenerator(total, pageSize int, delay time.Duration) (*generator, error) 
 	mux.HandleFunc("/offset", g.offset)
 	mux.HandleFunc("/page", g.pageNumber)
 	mux.HandleFunc("/cursor", g.cursor)
+	mux.HandleFunc("/parents", g.parentsPage)
+	mux.HandleFunc("/children", g.children)
 	g.srv = &http.Server{Handler: mux}
 	go g.srv.Serve(ln)
 	return g, nil
@@ -148,6 +150,35 @@ func (g *generator) cursor(w http.ResponseWriter, r *http.Request) {
 		next = `"c` + strconv.Itoa(start+limit) + `"`
 	}
 	g.write(w, start, limit, next)
+}
+
+// Partitioned reads: /parents?offset=N&limit=L serves the first `parents` records as the
+// parent stream (offset pagination); /children?parent=ID serves the `perParent` records of
+// that parent, one page.
+const (
+	parents   = 1000
+	perParent = 5
+)
+
+func (g *generator) parentsPage(w http.ResponseWriter, r *http.Request) {
+	if !g.arrive(w, r) {
+		return
+	}
+	start := intParam(r, "offset", 0)
+	limit := min(intParam(r, "limit", g.pageSize), parents-start)
+	g.write(w, start, max(limit, 0), "")
+}
+
+func (g *generator) children(w http.ResponseWriter, r *http.Request) {
+	if !g.arrive(w, r) {
+		return
+	}
+	id, err := strconv.Atoi(r.URL.Query().Get("parent"))
+	if err != nil || id < 1 {
+		http.Error(w, `{"error":"no parent"}`, http.StatusBadRequest)
+		return
+	}
+	g.write(w, (id-1)*perParent, perParent, "")
 }
 
 // write answers with the records [start, start+limit) that exist; next, when not empty, is
