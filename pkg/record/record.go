@@ -150,56 +150,206 @@ func appendString(b []byte, s string) []byte {
 // Decode decodes one JSON value as a read works with it: objects as *Object (keys in the
 // order written; a key written twice keeps its last value at its first place, as Python's
 // json does), arrays as []any, numbers as json.Number (spelled as sent), strings, bools and
-// nil.
+// nil. Nesting is limited to maxDepth.
 func Decode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+	d := decoder{data: data}
+	d.space()
+	v, err := d.value(0)
 	if err != nil {
 		return nil, err
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
+	d.space()
+	if d.i != len(d.data) {
+		return nil, d.fail("unexpected data after the JSON value")
 	}
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := &Object{}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.Set(kt.(string), v)
-			}
-			_, err := dec.Token() // '}'
-			return o, err
-		case '[':
-			l := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				l = append(l, v)
-			}
-			_, err := dec.Token() // ']'
-			return l, err
+// maxDepth bounds the nesting Decode reads, as responses are bounded (pkg/extract).
+const maxDepth = 512
+
+type decoder struct {
+	data []byte
+	i    int
+}
+
+func (d *decoder) fail(msg string) error {
+	return fmt.Errorf("invalid JSON at byte %d: %s", d.i, msg)
+}
+
+func (d *decoder) space() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
 		}
-		return nil, fmt.Errorf("unexpected %v", t)
 	}
-	return tok, nil
+}
+
+func (d *decoder) value(depth int) (any, error) {
+	if d.i >= len(d.data) {
+		return nil, d.fail("unexpected end")
+	}
+	switch c := d.data[d.i]; {
+	case c == '{':
+		if depth >= maxDepth {
+			return nil, d.fail("nested too deep")
+		}
+		d.i++
+		o := &Object{}
+		d.space()
+		if d.i < len(d.data) && d.data[d.i] == '}' {
+			d.i++
+			return o, nil
+		}
+		for {
+			d.space()
+			if d.i >= len(d.data) || d.data[d.i] != '"' {
+				return nil, d.fail("expected a key")
+			}
+			k, err := d.str()
+			if err != nil {
+				return nil, err
+			}
+			d.space()
+			if d.i >= len(d.data) || d.data[d.i] != ':' {
+				return nil, d.fail("expected ':'")
+			}
+			d.i++
+			d.space()
+			v, err := d.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			o.Set(k, v)
+			d.space()
+			if d.i < len(d.data) && d.data[d.i] == ',' {
+				d.i++
+				continue
+			}
+			if d.i < len(d.data) && d.data[d.i] == '}' {
+				d.i++
+				return o, nil
+			}
+			return nil, d.fail("expected ',' or '}'")
+		}
+	case c == '[':
+		if depth >= maxDepth {
+			return nil, d.fail("nested too deep")
+		}
+		d.i++
+		l := []any{}
+		d.space()
+		if d.i < len(d.data) && d.data[d.i] == ']' {
+			d.i++
+			return l, nil
+		}
+		for {
+			d.space()
+			v, err := d.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			l = append(l, v)
+			d.space()
+			if d.i < len(d.data) && d.data[d.i] == ',' {
+				d.i++
+				continue
+			}
+			if d.i < len(d.data) && d.data[d.i] == ']' {
+				d.i++
+				return l, nil
+			}
+			return nil, d.fail("expected ',' or ']'")
+		}
+	case c == '"':
+		return d.str()
+	case c == 't':
+		return d.word("true", true)
+	case c == 'f':
+		return d.word("false", false)
+	case c == 'n':
+		return d.word("null", nil)
+	case c == '-' || c >= '0' && c <= '9':
+		return d.number()
+	}
+	return nil, d.fail(fmt.Sprintf("unexpected %q", d.data[d.i]))
+}
+
+func (d *decoder) word(w string, v any) (any, error) {
+	if !bytes.HasPrefix(d.data[d.i:], []byte(w)) {
+		return nil, d.fail("invalid literal")
+	}
+	d.i += len(w)
+	return v, nil
+}
+
+// number reads a JSON number and keeps its spelling.
+func (d *decoder) number() (any, error) {
+	start := d.i
+	if d.data[d.i] == '-' {
+		d.i++
+	}
+	digits := func() int {
+		n := 0
+		for d.i < len(d.data) && d.data[d.i] >= '0' && d.data[d.i] <= '9' {
+			d.i++
+			n++
+		}
+		return n
+	}
+	if d.i < len(d.data) && d.data[d.i] == '0' {
+		d.i++
+	} else if digits() == 0 {
+		return nil, d.fail("invalid number")
+	}
+	if d.i < len(d.data) && d.data[d.i] == '.' {
+		d.i++
+		if digits() == 0 {
+			return nil, d.fail("invalid number")
+		}
+	}
+	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
+		d.i++
+		if d.i < len(d.data) && (d.data[d.i] == '+' || d.data[d.i] == '-') {
+			d.i++
+		}
+		if digits() == 0 {
+			return nil, d.fail("invalid number")
+		}
+	}
+	return json.Number(d.data[start:d.i]), nil
+}
+
+// str reads a JSON string: copied as it is when it has no escape, else through
+// encoding/json.
+func (d *decoder) str() (string, error) {
+	start := d.i
+	d.i++
+	escaped := false
+	for d.i < len(d.data) {
+		switch c := d.data[d.i]; {
+		case c == '"':
+			d.i++
+			if !escaped {
+				return string(d.data[start+1 : d.i-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(d.data[start:d.i], &s); err != nil {
+				d.i = start
+				return "", d.fail("invalid string")
+			}
+			return s, nil
+		case c == '\\':
+			escaped = true
+			d.i += 2
+		case c < 0x20:
+			return "", d.fail("control character in a string")
+		default:
+			d.i++
+		}
+	}
+	return "", d.fail("unterminated string")
 }
