@@ -310,11 +310,11 @@ func TestOAuthRefreshOn401OneRefreshOneRetry(t *testing.T) {
 	}
 	want := []string{
 		"POST /oauth/token ",
-		"GET /v1/oauth/books limit=100&offset=0",
-		"GET /v1/oauth/books limit=100&offset=100",
+		"GET /v1/oauth/books offset=0&limit=100",
+		"GET /v1/oauth/books offset=100&limit=100",
 		"POST /oauth/token ",
-		"GET /v1/oauth/books limit=100&offset=100",
-		"GET /v1/oauth/books limit=100&offset=200",
+		"GET /v1/oauth/books offset=100&limit=100",
+		"GET /v1/oauth/books offset=200&limit=100",
 	}
 	if strings.Join(seq, "\n") != strings.Join(want, "\n") {
 		t.Errorf("requests\n%s\nwant\n%s", strings.Join(seq, "\n"), strings.Join(want, "\n"))

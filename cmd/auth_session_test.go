@@ -109,7 +109,7 @@ func TestSessionTokenAsQueryParameter(t *testing.T) {
 		reqs[0].Header.Get("Content-Type") != "application/x-www-form-urlencoded" {
 		t.Fatalf("requests %+v", reqs)
 	}
-	if reqs[1].URL != "/data?sid=sess-QQQ&limit=2&offset=0" {
+	if reqs[1].URL != "/data?sid=sess-QQQ&offset=0&limit=2" {
 		t.Errorf("data URL %s", reqs[1].URL)
 	}
 }

@@ -625,20 +625,20 @@ func TestTraceMaxRecords(t *testing.T) {
 		format, stdout string
 	}{
 		{"text", `stream items (OffsetIncrement limit 2; offset → query parameter "offset"; limit → query parameter "limit")
-  → GET http://API/items?limit=2&offset=0 (data)
+  → GET http://API/items?offset=0&limit=2 (data)
     ← 200 OK, 28 bytes
     page 1: 2 records extracted, token 0 → 2
     next: offset=2 (2 records ≥ limit 2)
-  → GET http://API/items?limit=2&offset=2 (data)
+  → GET http://API/items?offset=2&limit=2 (data)
     ← 200 OK, 28 bytes
     page 2: 2 records extracted (1 emitted), token 2 → 4
     stop: --max-records 3
   items: 2 pages, 3 records emitted, stopped early by --max-records 3
 `},
 		{"json", `{"event":"stream_start","pagination":"OffsetIncrement limit 2; offset → query parameter \"offset\"; limit → query parameter \"limit\"","stream":"items"}
-{"attempt":1,"event":"request","headers":{},"kind":"data","method":"GET","size":28,"status":200,"stream":"items","url":"http://API/items?limit=2&offset=0"}
+{"attempt":1,"event":"request","headers":{},"kind":"data","method":"GET","size":28,"status":200,"stream":"items","url":"http://API/items?offset=0&limit=2"}
 {"decision":"next","emitted":2,"event":"page","page":1,"reason":"next: offset=2 (2 records ≥ limit 2)","records":2,"size":28,"status":200,"stream":"items","token_after":2,"token_before":0}
-{"attempt":1,"event":"request","headers":{},"kind":"data","method":"GET","size":28,"status":200,"stream":"items","url":"http://API/items?limit=2&offset=2"}
+{"attempt":1,"event":"request","headers":{},"kind":"data","method":"GET","size":28,"status":200,"stream":"items","url":"http://API/items?offset=2&limit=2"}
 {"decision":"stop","emitted":1,"event":"page","page":2,"reason":"stop: --max-records 3","records":2,"size":28,"status":200,"stream":"items","token_after":4,"token_before":2}
 {"event":"stream_end","pages":2,"records":3,"stopped_by":"--max-records 3","stream":"items"}
 `},
@@ -651,7 +651,7 @@ func TestTraceMaxRecords(t *testing.T) {
 			res := runCLI(t, "", "paginate-trace", def, "--testing-values", vals, "--max-records", "3", "--format", tt.format)
 			res.Stdout = e2eScrub(res.Stdout, api)
 			e2eCheckResult(t, api, res, 0, tt.stdout, stderr)
-			e2eCheckRequests(t, api, e2eGet("/items?limit=2&offset=0"), e2eGet("/items?limit=2&offset=2"))
+			e2eCheckRequests(t, api, e2eGet("/items?offset=0&limit=2"), e2eGet("/items?offset=2&limit=2"))
 		})
 	}
 }

@@ -145,7 +145,7 @@ func TestConcurrentStreamFailureIsReportedPerStream(t *testing.T) {
 	if len(got["a"]) != 4 || len(got["c"]) != 2 || len(got["missing"]) != 0 {
 		t.Errorf("records: %v", got)
 	}
-	if !strings.Contains(res.Stderr, "stream missing, page 1: 404 Not Found from GET "+api.URL+"/missing?limit=3") ||
+	if !strings.Contains(res.Stderr, "stream missing, page 1: 404 Not Found from GET "+api.URL+"/missing?offset=0&limit=3") ||
 		!strings.HasSuffix(res.Stderr, "1 of 3 streams failed\n") {
 		t.Errorf("stderr:\n%s", res.Stderr)
 	}

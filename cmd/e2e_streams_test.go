@@ -78,7 +78,7 @@ func TestE2EReadStreams(t *testing.T) {
 			name:     "every stream in definition order, every page",
 			code:     0,
 			stdout:   "{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n{\"id\":4}\n{\"id\":5}\n{\"id\":10}\n",
-			requests: []e2eRequest{e2eGet("/users?per_page=2&page=1"), e2eGet("/users?per_page=2&page=2"), e2eGet("/users?per_page=2&page=3"), e2eGet("/teams")},
+			requests: []e2eRequest{e2eGet("/users?page=1&per_page=2"), e2eGet("/users?page=2&per_page=2"), e2eGet("/users?page=3&per_page=2"), e2eGet("/teams")},
 		},
 		{
 			name:     "--stream selects one stream",
@@ -91,7 +91,7 @@ func TestE2EReadStreams(t *testing.T) {
 			args:     []string{"--stream", "teams", "--stream", "users", "--max-pages", "1"},
 			stdout:   "{\"id\":10}\n{\"id\":1}\n{\"id\":2}\n",
 			stderr:   "users: stopped early by --max-pages 1 after 2 records and 1 page\n",
-			requests: []e2eRequest{e2eGet("/teams"), e2eGet("/users?per_page=2&page=1")},
+			requests: []e2eRequest{e2eGet("/teams"), e2eGet("/users?page=1&per_page=2")},
 		},
 		{
 			name:   "an unknown --stream is a usage error listing the streams",
@@ -104,29 +104,29 @@ func TestE2EReadStreams(t *testing.T) {
 			args:     []string{"--max-records", "3"},
 			stdout:   "{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n{\"id\":10}\n",
 			stderr:   "users: stopped early by --max-records 3 after 3 records and 2 pages\n",
-			requests: []e2eRequest{e2eGet("/users?per_page=2&page=1"), e2eGet("/users?per_page=2&page=2"), e2eGet("/teams")},
+			requests: []e2eRequest{e2eGet("/users?page=1&per_page=2"), e2eGet("/users?page=2&per_page=2"), e2eGet("/teams")},
 		},
 		{
 			name:     "--max-pages stops each stream after N pages",
 			args:     []string{"--max-pages", "2", "--stream", "users"},
 			stdout:   "{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n{\"id\":4}\n",
 			stderr:   "users: stopped early by --max-pages 2 after 4 records and 2 pages\n",
-			requests: []e2eRequest{e2eGet("/users?per_page=2&page=1"), e2eGet("/users?per_page=2&page=2")},
+			requests: []e2eRequest{e2eGet("/users?page=1&per_page=2"), e2eGet("/users?page=2&per_page=2")},
 		},
 		{
 			name:     "--max-pages at the natural end says nothing",
 			args:     []string{"--max-pages", "3", "--stream", "users"},
 			stdout:   "{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n{\"id\":4}\n{\"id\":5}\n",
-			requests: []e2eRequest{e2eGet("/users?per_page=2&page=1"), e2eGet("/users?per_page=2&page=2"), e2eGet("/users?per_page=2&page=3")},
+			requests: []e2eRequest{e2eGet("/users?page=1&per_page=2"), e2eGet("/users?page=2&per_page=2"), e2eGet("/users?page=3&per_page=2")},
 		},
 		{
 			name:     "a failing first stream: its records are written, the second is still read",
 			failPage: "2",
 			code:     1,
 			stdout:   "{\"id\":1}\n{\"id\":2}\n{\"id\":10}\n",
-			stderr: "error: stream users, page 2: 404 Not Found from GET http://API/users?per_page=2&page=2: {\"error\":\"page gone\"} (2 records written before the failure)\n" +
+			stderr: "error: stream users, page 2: 404 Not Found from GET http://API/users?page=2&per_page=2: {\"error\":\"page gone\"} (2 records written before the failure)\n" +
 				"1 of 2 streams failed\n",
-			requests: []e2eRequest{e2eGet("/users?per_page=2&page=1"), e2eGet("/users?per_page=2&page=2"), e2eGet("/teams")},
+			requests: []e2eRequest{e2eGet("/users?page=1&per_page=2"), e2eGet("/users?page=2&per_page=2"), e2eGet("/teams")},
 		},
 		{
 			name:     "--fail-fast stops at the first failing stream",
@@ -134,9 +134,9 @@ func TestE2EReadStreams(t *testing.T) {
 			args:     []string{"--fail-fast"},
 			code:     1,
 			stdout:   "{\"id\":1}\n{\"id\":2}\n",
-			stderr: "error: stream users, page 2: 404 Not Found from GET http://API/users?per_page=2&page=2: {\"error\":\"page gone\"} (2 records written before the failure)\n" +
+			stderr: "error: stream users, page 2: 404 Not Found from GET http://API/users?page=2&per_page=2: {\"error\":\"page gone\"} (2 records written before the failure)\n" +
 				"--fail-fast: stopped at the first failure; 1 stream not read\n",
-			requests: []e2eRequest{e2eGet("/users?per_page=2&page=1"), e2eGet("/users?per_page=2&page=2")},
+			requests: []e2eRequest{e2eGet("/users?page=1&per_page=2"), e2eGet("/users?page=2&per_page=2")},
 		},
 		{
 			name:   "a negative limit is a usage error",

@@ -43,7 +43,7 @@ func TestReadRequestsExactlyThePagesItNeeds(t *testing.T) {
 				got = append(got, r.URL)
 			}
 			for _, o := range tt.offsets {
-				want = append(want, fmt.Sprintf("/items?limit=%d&offset=%d", size, o))
+				want = append(want, fmt.Sprintf("/items?offset=%d&limit=%d", o, size))
 			}
 			if !slices.Equal(got, want) {
 				t.Errorf("requests\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -34,8 +34,8 @@ func TestPaginateCursor(t *testing.T) {
 			stdout: pgIDs(1, 2, 3, 4),
 			requests: []string{
 				"GET /items?limit=2",
-				"GET /items?limit=2&cursor=c2",
-				"GET /items?limit=2&cursor=c3",
+				"GET /items?cursor=c2&limit=2",
+				"GET /items?cursor=c3&limit=2",
 			},
 		},
 		{
@@ -46,7 +46,7 @@ func TestPaginateCursor(t *testing.T) {
 				pgItems(3, 2),
 			},
 			stdout:   pgIDs(1, 2, 3, 4),
-			requests: []string{"GET /items?limit=2", "GET /items?limit=2&cursor=c2"},
+			requests: []string{"GET /items?limit=2", "GET /items?cursor=c2&limit=2"},
 		},
 		{
 			name: "empty string stops",
@@ -84,8 +84,8 @@ pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}
 			stdout: pgIDs(1, 2, 3, 4),
 			requests: []string{
 				"GET /items?limit=2",
-				"GET /items?limit=2&cursor=h2",
-				"GET /items?limit=2&cursor=h3",
+				"GET /items?cursor=h2&limit=2",
+				"GET /items?cursor=h3&limit=2",
 			},
 		},
 		{
@@ -119,8 +119,8 @@ pagination_strategy:
 			stdout: pgIDs(1, 2, 3, 4, 5),
 			requests: []string{
 				"GET /items?limit=2",
-				"GET /items?limit=2&starting_after=2",
-				"GET /items?limit=2&starting_after=4",
+				"GET /items?starting_after=2&limit=2",
+				"GET /items?starting_after=4&limit=2",
 			},
 		},
 		{

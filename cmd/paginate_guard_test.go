@@ -72,25 +72,25 @@ func TestPaginateLimits(t *testing.T) {
 			args:     []string{"--max-pages", "2"},
 			stdout:   pgIDs(1, 2, 3, 4),
 			stderr:   "items: stopped early by --max-pages 2 after 4 records and 2 pages\n",
-			requests: []string{"GET /items?limit=2&offset=0", "GET /items?limit=2&offset=2"},
+			requests: []string{"GET /items?offset=0&limit=2", "GET /items?offset=2&limit=2"},
 		},
 		{
 			args:     []string{"--max-records", "3"},
 			stdout:   pgIDs(1, 2, 3),
 			stderr:   "items: stopped early by --max-records 3 after 3 records and 2 pages\n",
-			requests: []string{"GET /items?limit=2&offset=0", "GET /items?limit=2&offset=2"},
+			requests: []string{"GET /items?offset=0&limit=2", "GET /items?offset=2&limit=2"},
 		},
 		{
 			args:     []string{"--max-records", "2"},
 			stdout:   pgIDs(1, 2),
 			stderr:   "items: stopped early by --max-records 2 after 2 records and 1 page\n",
-			requests: []string{"GET /items?limit=2&offset=0"},
+			requests: []string{"GET /items?offset=0&limit=2"},
 		},
 		{
 			args:     []string{"--max-pages", "1", "--max-records", "5"},
 			stdout:   pgIDs(1, 2),
 			stderr:   "items: stopped early by --max-pages 1 after 2 records and 1 page\n",
-			requests: []string{"GET /items?limit=2&offset=0"},
+			requests: []string{"GET /items?offset=0&limit=2"},
 		},
 	}
 	for _, tt := range tests {
@@ -110,7 +110,7 @@ func TestPaginateLimitNotReportedWhenTheStreamEndsFirst(t *testing.T) {
 	t.Parallel()
 	api := pgAPI(t, pgItems(1, 2), pgItems(3, 1))
 	res := pgRun(t, api, pgDef(t, pgStream{paginator: pgOffsetPaginator}), "--max-pages", "2")
-	pgExpect(t, res, api, pgIDs(1, 2, 3), []string{"GET /items?limit=2&offset=0", "GET /items?limit=2&offset=2"})
+	pgExpect(t, res, api, pgIDs(1, 2, 3), []string{"GET /items?offset=0&limit=2", "GET /items?offset=2&limit=2"})
 	if res.Stderr != "" {
 		t.Errorf("stderr %q: the stream ended by itself on its last allowed page", res.Stderr)
 	}

@@ -30,9 +30,9 @@ func TestPaginateOffsetIncrement(t *testing.T) {
 			answers: []pgAnswer{pgItems(1, 2), pgItems(3, 2), pgItems(5, 1)},
 			stdout:  pgIDs(1, 2, 3, 4, 5),
 			requests: []string{
-				"GET /items?limit=2&offset=0",
-				"GET /items?limit=2&offset=2",
-				"GET /items?limit=2&offset=4",
+				"GET /items?offset=0&limit=2",
+				"GET /items?offset=2&limit=2",
+				"GET /items?offset=4&limit=2",
 			},
 		},
 		{
@@ -41,9 +41,9 @@ func TestPaginateOffsetIncrement(t *testing.T) {
 			answers: []pgAnswer{pgItems(1, 2), pgItems(3, 2), pgItems(0, 0)},
 			stdout:  pgIDs(1, 2, 3, 4),
 			requests: []string{
-				"GET /items?limit=2&offset=0",
-				"GET /items?limit=2&offset=2",
-				"GET /items?limit=2&offset=4",
+				"GET /items?offset=0&limit=2",
+				"GET /items?offset=2&limit=2",
+				"GET /items?offset=4&limit=2",
 			},
 		},
 		{
@@ -52,8 +52,8 @@ func TestPaginateOffsetIncrement(t *testing.T) {
 			answers: []pgAnswer{pgItems(1, 3), pgItems(4, 1)},
 			stdout:  pgIDs(1, 2, 3, 4),
 			requests: []string{
-				"GET /items?limit=2&offset=0",
-				"GET /items?limit=2&offset=3",
+				"GET /items?offset=0&limit=2",
+				"GET /items?offset=3&limit=2",
 			},
 		},
 		{
@@ -63,9 +63,9 @@ func TestPaginateOffsetIncrement(t *testing.T) {
 			answers: []pgAnswer{pgItems(1, 2), pgItems(3, 2), pgItems(5, 1)},
 			stdout:  pgIDs(1, 4, 5),
 			requests: []string{
-				"GET /items?limit=2&offset=0",
-				"GET /items?limit=2&offset=2",
-				"GET /items?limit=2&offset=4",
+				"GET /items?offset=0&limit=2",
+				"GET /items?offset=2&limit=2",
+				"GET /items?offset=4&limit=2",
 			},
 		},
 		{
@@ -74,8 +74,8 @@ func TestPaginateOffsetIncrement(t *testing.T) {
 			answers: []pgAnswer{pgItems(1, 2), pgItems(3, 1)},
 			stdout:  pgIDs(3),
 			requests: []string{
-				"GET /items?limit=2&offset=0",
-				"GET /items?limit=2&offset=2",
+				"GET /items?offset=0&limit=2",
+				"GET /items?offset=2&limit=2",
 			},
 		},
 		{
@@ -105,7 +105,7 @@ pagination_strategy: {type: OffsetIncrement, page_size: 2, inject_on_first_reque
 			stdout:  pgIDs(1, 2, 3),
 			requests: []string{
 				"GET /items?limit=2",
-				"GET /items?limit=2&offset=2",
+				"GET /items?offset=2&limit=2",
 			},
 		},
 		{
@@ -135,8 +135,8 @@ pagination_strategy: {type: OffsetIncrement, page_size: "{{ config['page_size'] 
 			stdout:    pgIDs(1, 2, 3, 4, 5),
 			extraArgs: []string{"--set", "page_size=3"},
 			requests: []string{
-				"GET /items?limit=3&offset=0",
-				"GET /items?limit=3&offset=3",
+				"GET /items?offset=0&limit=3",
+				"GET /items?offset=3&limit=3",
 			},
 		},
 	}
@@ -173,9 +173,9 @@ pagination_strategy: ` + strategy}
 			answers: []pgAnswer{pgItems(1, 2), pgItems(3, 2), pgItems(5, 1)},
 			stdout:  pgIDs(1, 2, 3, 4, 5),
 			requests: []string{
-				"GET /items?per_page=2&page=1",
-				"GET /items?per_page=2&page=2",
-				"GET /items?per_page=2&page=3",
+				"GET /items?page=1&per_page=2",
+				"GET /items?page=2&per_page=2",
+				"GET /items?page=3&per_page=2",
 			},
 		},
 		{
@@ -184,8 +184,8 @@ pagination_strategy: ` + strategy}
 			answers: []pgAnswer{pgItems(1, 2), pgItems(0, 0)},
 			stdout:  pgIDs(1, 2),
 			requests: []string{
-				"GET /items?per_page=2&page=0",
-				"GET /items?per_page=2&page=1",
+				"GET /items?page=0&per_page=2",
+				"GET /items?page=1&per_page=2",
 			},
 		},
 		{
@@ -194,8 +194,8 @@ pagination_strategy: ` + strategy}
 			answers: []pgAnswer{pgItems(1, 3), pgItems(4, 1)},
 			stdout:  pgIDs(1, 2, 3, 4),
 			requests: []string{
-				"GET /items?per_page=2&page=5",
-				"GET /items?per_page=2&page=6",
+				"GET /items?page=5&per_page=2",
+				"GET /items?page=6&per_page=2",
 			},
 		},
 		{
@@ -205,7 +205,7 @@ pagination_strategy: ` + strategy}
 			stdout:  pgIDs(1, 2),
 			requests: []string{
 				"GET /items?per_page=2",
-				"GET /items?per_page=2&page=2",
+				"GET /items?page=2&per_page=2",
 			},
 		},
 		{

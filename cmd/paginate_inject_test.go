@@ -27,8 +27,8 @@ pagination_strategy: {type: OffsetIncrement, page_size: 2}
 			name: "request_parameter",
 			s:    pgStream{paginator: offset("request_parameter", "field_name: offset", "field_name: limit")},
 			requests: []string{
-				"GET /items?limit=2&offset=0",
-				"GET /items?limit=2&offset=2",
+				"GET /items?offset=0&limit=2",
+				"GET /items?offset=2&limit=2",
 			},
 		},
 		{
@@ -45,8 +45,8 @@ pagination_strategy: {type: OffsetIncrement, page_size: 2}
 			s:       pgStream{method: "POST", paginator: offset("body_data", "field_name: offset", "field_name: limit")},
 			headers: []string{"Content-Type"},
 			requests: []string{
-				"POST /items | Content-Type: application/x-www-form-urlencoded | body: limit=2&offset=0",
-				"POST /items | Content-Type: application/x-www-form-urlencoded | body: limit=2&offset=2",
+				"POST /items | Content-Type: application/x-www-form-urlencoded | body: offset=0&limit=2",
+				"POST /items | Content-Type: application/x-www-form-urlencoded | body: offset=2&limit=2",
 			},
 		},
 		{
@@ -54,8 +54,8 @@ pagination_strategy: {type: OffsetIncrement, page_size: 2}
 			s:       pgStream{method: "POST", paginator: offset("body_json", "field_name: offset", "field_name: limit")},
 			headers: []string{"Content-Type"},
 			requests: []string{
-				`POST /items | Content-Type: application/json | body: {"limit":2,"offset":0}`,
-				`POST /items | Content-Type: application/json | body: {"limit":2,"offset":2}`,
+				`POST /items | Content-Type: application/json | body: {"offset":0,"limit":2}`,
+				`POST /items | Content-Type: application/json | body: {"offset":2,"limit":2}`,
 			},
 		},
 		{
@@ -67,8 +67,8 @@ pagination_strategy: {type: OffsetIncrement, page_size: 2}
 			},
 			headers: []string{"Content-Type"},
 			requests: []string{
-				`POST /items | Content-Type: application/json | body: {"filter":"active","page":{"limit":2,"offset":0}}`,
-				`POST /items | Content-Type: application/json | body: {"filter":"active","page":{"limit":2,"offset":2}}`,
+				`POST /items | Content-Type: application/json | body: {"filter":"active","page":{"offset":0,"limit":2}}`,
+				`POST /items | Content-Type: application/json | body: {"filter":"active","page":{"offset":2,"limit":2}}`,
 			},
 		},
 		{

@@ -171,7 +171,7 @@ func TestPrefetchRequestsAheadAndTracesDiscardedPages(t *testing.T) {
 	for _, r := range api.requests() {
 		urls = append(urls, r.URL)
 	}
-	for _, want := range []string{"/items?limit=3&offset=0", "/items?limit=3&offset=3", "/items?limit=3&offset=6"} {
+	for _, want := range []string{"/items?offset=0&limit=3", "/items?offset=3&limit=3", "/items?offset=6&limit=3"} {
 		if !contains(urls, want) {
 			t.Errorf("requests %q lack %s", urls, want)
 		}

@@ -238,11 +238,17 @@ func (p *Paginator) Inject(b *request.Builder, token any, first bool, prevURL st
 	if !p.Enabled() {
 		return nil
 	}
-	if p.sizeOpt != nil && p.pageSize > 0 {
-		if err := p.sizeOpt.Inject(b, p.pageSize, source); err != nil {
-			return err
-		}
+	// The token first, then the page size, as the CDK's DefaultPaginator orders them.
+	if err := p.injectToken(b, token, first, prevURL); err != nil {
+		return err
 	}
+	if p.sizeOpt != nil && p.pageSize > 0 {
+		return p.sizeOpt.Inject(b, p.pageSize, source)
+	}
+	return nil
+}
+
+func (p *Paginator) injectToken(b *request.Builder, token any, first bool, prevURL string) error {
 	if p.tokenOpt == nil || token == nil {
 		return nil
 	}
