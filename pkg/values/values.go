@@ -10,14 +10,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"connector/pkg/atomicfile"
 	"connector/pkg/diag"
 	"connector/pkg/yamlguard"
 )
@@ -479,7 +478,7 @@ func (v *Values) WriteBack(path string, updates map[string]any) error {
 	if err := enc.Encode(v.doc); err != nil {
 		return err
 	}
-	return writeAtomic(path, buf.Bytes())
+	return atomicfile.Write(path, buf.Bytes())
 }
 
 func setNode(n *yaml.Node, path []string, val any) error {
@@ -510,36 +509,4 @@ func setNode(n *yaml.Node, path []string, val any) error {
 		n = next
 	}
 	return nil
-}
-
-// writeAtomic replaces path with data: a temporary file in the same folder, synced, given
-// the old file's mode, then renamed over it.
-func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o600)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
 }
