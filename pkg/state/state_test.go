@@ -49,7 +49,7 @@ func TestReadErrors(t *testing.T) {
 		`{"orders":[1]}`:          `state.json: the state of stream "orders" must be an object, not a list`,
 		`[{"type":"GLOBAL"}]`:     `state.json: [0]: a GLOBAL state (shared by all streams, as database sources write) is not one a declarative connector reads; give each stream its own STREAM state`,
 		`[{"type":"BOGUS"}]`:      `state.json: [0]: unknown state message type BOGUS (STREAM, LEGACY)`,
-		"{\"type\":\"RECORD\"}\n{": `state.json: line 2: invalid JSON at byte 1: unexpected end`,
+		"{\"type\":\"RECORD\"}\n{": `state.json: line 2: invalid JSON at byte 1: expected a key`,
 	} {
 		_, err := Parse("state.json", []byte(text))
 		var se *Error
