@@ -281,7 +281,8 @@ func (r *grouping) Inject(*request.Builder, *Slice) error { return nil }
 
 // union is a UnionPartitionRouter: the partitions of its children in order, each value once,
 // every partition reduced to {partition_field: value} with its other keys moved to the
-// extra fields.
+// extra fields. A child's lazy_read_pointer is not followed: the CDK reads a parent record's
+// page only directly under a SubstreamPartitionRouter, so every slice of a union is requested.
 type union struct {
 	field   string
 	routers []Router
@@ -323,7 +324,6 @@ func (r *union) Slices(ctx context.Context) iter.Seq2[*Slice, error] {
 						out.Extra.Set(pk, pv)
 					}
 				}
-				out.Lazy = sl.Lazy
 				if !yield(out, nil) {
 					return
 				}
@@ -421,15 +421,18 @@ func chainMap(maps []*record.Object) *record.Object {
 // same field (ChainMap).
 func (r *cartesian) Inject(b *request.Builder, sl *Slice) error {
 	for _, child := range r.routers {
-		if err := child.Inject(b, sl); err != nil {
-			var ce *request.ConflictError
-			if errors.As(err, &ce) && ce.First == source && ce.Second == source {
-				continue
-			}
+		if err := child.Inject(b, sl); err != nil && !ownConflict(err) {
 			return err
 		}
 	}
 	return nil
+}
+
+// ownConflict reports a field set twice by the partition router itself (two routers of a
+// product, two parent configs): the first value stays, as in the CDK's merged mapping.
+func ownConflict(err error) bool {
+	var ce *request.ConflictError
+	return errors.As(err, &ce) && ce.First == source && ce.Second == source
 }
 
 // pathString joins a path for messages: data/id.
