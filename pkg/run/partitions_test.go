@@ -571,7 +571,7 @@ func TestLazyReadPointer(t *testing.T) {
           - {type: ParentStreamConfig, stream: {$ref: "#/definitions/parents"}, parent_key: id, partition_field: pid, lazy_read_pointer: [kids]}
 `)
 		api := servePartitions(t, map[string]any{
-			"GET /parents":                 parents,
+			"GET /parents":                  parents,
 			"GET /parents/1/kids?cursor=n1": `{"data":[{"k":"1b"}]}`,
 		})
 		recs, res, log := partitionsRead(t, api, def, "kids", nil)
@@ -830,8 +830,8 @@ func TestFailingSliceAndParent(t *testing.T) {
 			name:   "the second page of the second slice",
 			router: `        {type: ListPartitionRouter, values: ["1", "2", "3"], cursor_field: pid}`,
 			routes: map[string]any{
-				"GET /tasks/1":           `{"data":[{"t":1}]}`,
-				"GET /tasks/2":           `{"data":[{"t":2}],"next":"n"}`,
+				"GET /tasks/1":          `{"data":[{"t":1}]}`,
+				"GET /tasks/2":          `{"data":[{"t":2}],"next":"n"}`,
 				"GET /tasks/2?cursor=n": broken,
 			},
 			requests: []string{"GET /tasks/1", "GET /tasks/2", "GET /tasks/2?cursor=n"},
