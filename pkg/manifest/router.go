@@ -108,7 +108,11 @@ func (l *loader) router(n *yaml.Node, path string, parent *params, uses *[]optio
 		if cf := c.require("cursor_field"); cf != nil {
 			l.stringTemplate(c, "cursor_field", routerVars, &r.CursorField)
 		}
-		if v := c.require("values"); v != nil {
+		v := c.get("values")
+		if v == nil || v.Kind != yaml.SequenceNode {
+			v = c.require("values") // an empty list is a list: no partitions, as in the CDK
+		}
+		if v != nil {
 			switch {
 			case v.Kind == yaml.SequenceNode:
 				r.Values = []any{}

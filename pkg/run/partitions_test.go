@@ -335,23 +335,26 @@ func TestListRouterValuesAndTemplates(t *testing.T) {
 }
 
 // A stream with no partition: no request, no record, no error.
+// (values: [] is valid for the CDK, checked: no request.)
 func TestZeroPartitions(t *testing.T) {
-	t.Run("an empty list", func(t *testing.T) {
-		def := partitionsDef(`
+	for _, values := range []string{`"{{ config['kinds'] }}"`, `[]`} {
+		t.Run("an empty list: "+values, func(t *testing.T) {
+			def := partitionsDef(`
   - type: DeclarativeStream
     name: items
     retriever:
       type: SimpleRetriever
       requester: {$ref: "#/definitions/req", path: /items}
       record_selector: {$ref: "#/definitions/sel"}
-      partition_router: {type: ListPartitionRouter, values: "{{ config['kinds'] }}", cursor_field: kind}
+      partition_router: {type: ListPartitionRouter, values: ` + values + `, cursor_field: kind}
 `)
-		api := servePartitions(t, nil)
-		recs, res, _ := partitionsRead(t, api, def, "items", map[string]any{"kinds": []any{}})
-		checkLines(t, "requests", api.requests(), nil)
-		checkLines(t, "records", recs, nil)
-		checkResult(t, res, 0, 0, 0, "")
-	})
+			api := servePartitions(t, nil)
+			recs, res, _ := partitionsRead(t, api, def, "items", map[string]any{"kinds": []any{}})
+			checkLines(t, "requests", api.requests(), nil)
+			checkLines(t, "records", recs, nil)
+			checkResult(t, res, 0, 0, 0, "")
+		})
+	}
 	t.Run("a parent without records", func(t *testing.T) {
 		def := partitionsDef(`
   - type: DeclarativeStream
