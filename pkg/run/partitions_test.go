@@ -931,3 +931,42 @@ func TestIgnoreSlicerParametersOnPaginatedRequests(t *testing.T) {
 		})
 	}
 }
+
+// parent_key is a dpath: a segment may be a list index, and `*` any key or index as long as
+// it leads to one value only (the CDK's dpath.get raises otherwise, and the stream fails).
+// Checked against the CDK.
+func TestParentKeyPaths(t *testing.T) {
+	parents := `{"data":[{"ids":[5,6],"one":[{"id":"g1"}]},{"ids":[7],"one":[{"id":"g2"},{"id":"g3"}]}]}`
+	for _, tt := range []struct {
+		key      string
+		requests []string
+		err      string
+	}{
+		{"ids/1", []string{"GET /parents", "GET /items?p=6"}, ""},
+		{"one/*/id", []string{"GET /parents", "GET /items?p=g1"}, "stream items: parent stream parents: the path one/*/id matches 2 values, not one"},
+	} {
+		t.Run(tt.key, func(t *testing.T) {
+			def := partitionsDef(`
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester: {$ref: "#/definitions/req", path: /items}
+      record_selector: {$ref: "#/definitions/sel"}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - {type: ParentStreamConfig, stream: {$ref: "#/definitions/parents"}, parent_key: "` + tt.key + `", partition_field: p, request_option: {type: RequestOption, inject_into: request_parameter, field_name: p}}
+`)
+			routes := map[string]any{"GET /parents": parents}
+			for _, line := range tt.requests[1:] {
+				routes[line] = `{"data":[{"n":1}]}`
+			}
+			api := servePartitions(t, routes)
+			recs, res, _ := partitionsRead(t, api, def, "items", nil)
+			checkLines(t, "requests", api.requests(), tt.requests)
+			checkLines(t, "records", recs, []string{`{"n":1}`})
+			checkResult(t, res, 1, 1, 1, tt.err)
+		})
+	}
+}
