@@ -970,3 +970,36 @@ func TestParentKeyPaths(t *testing.T) {
 		})
 	}
 }
+
+// Partitions a router cannot make fail the stream, saying why and what to do (the CDK
+// iterates over the characters of a text in values; connector refuses it).
+func TestRouterErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name, router, err string
+		slices            int // read before the error
+	}{
+		{"values that are not a list", `{type: ListPartitionRouter, values: "{{ config['kinds'] }}", cursor_field: kind}`,
+			`stream items: partition_router: ListPartitionRouter values: {{ config['kinds'] }} gives "a,b", not a list: make the testing value a list, or split a text in the template (.split(','))`, 0},
+		{"a union child without the partition field", `
+        type: UnionPartitionRouter
+        partition_field: pid
+        partition_routers:
+          - {type: ListPartitionRouter, values: ["1"], cursor_field: pid}
+          - {type: ListPartitionRouter, values: ["2"], cursor_field: other}`,
+			`stream items: UnionPartitionRouter expects every child to give the partition field "pid", got {other: "2"}: name it pid in every child (cursor_field, partition_field)`, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			def := partitionsDef(`
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester: {$ref: "#/definitions/req", path: /items}
+      record_selector: {$ref: "#/definitions/sel"}
+      partition_router: ` + tt.router + "\n")
+			api := servePartitions(t, map[string]any{"GET /items": `{"data":[{"n":1}]}`})
+			_, res, _ := partitionsRead(t, api, def, "items", map[string]any{"kinds": "a,b"})
+			checkResult(t, res, tt.slices, tt.slices, tt.slices, tt.err)
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 
 	"connector/pkg/manifest"
@@ -150,16 +151,17 @@ func listValues(m *manifest.Router, vars map[string]any) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s values: %w", m.Type, err)
 	}
+	shown := template.ToString(v)
 	if s, ok := v.(string); ok {
-		parsed, err := template.LiteralEval(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s values: %q is not a list: %w", m.Type, s, err)
+		shown = strconv.Quote(s)
+		if parsed, err := template.LiteralEval(s); err == nil {
+			v = parsed
 		}
-		v = parsed
 	}
 	l, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("%s values: %s gives %s, not a list", m.Type, m.ValuesTemplate.Source(), template.ToString(v))
+		return nil, fmt.Errorf("%s values: %s gives %s, not a list: make the testing value a list, or split a text in the template (.split(','))",
+			m.Type, m.ValuesTemplate.Source(), shown)
 	}
 	return l, nil
 }
@@ -299,7 +301,7 @@ func (r *union) Slices(ctx context.Context) iter.Seq2[*Slice, error] {
 				}
 				v, ok := sl.Partition.Get(r.field)
 				if !ok {
-					yield(nil, fmt.Errorf("UnionPartitionRouter expects every child to give the partition field %q, got %s", r.field, sl))
+					yield(nil, fmt.Errorf("UnionPartitionRouter expects every child to give the partition field %q, got %s: name it %s in every child (cursor_field, partition_field)", r.field, sl, r.field))
 					return
 				}
 				k, hashable := keyed(v)
