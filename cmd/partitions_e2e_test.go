@@ -206,3 +206,68 @@ func TestPartitionsTraceGolden(t *testing.T) {
 		})
 	}
 }
+
+// paginate-trace of a lazy_read_pointer: the first page of each slice read from the parent
+// record (no request), the next one requested. Pinned in testdata/trace/partitions-lazy.*.
+func TestPartitionsLazyTraceGolden(t *testing.T) {
+	def := `version: 6.44.0
+type: DeclarativeSource
+streams:
+  - type: DeclarativeStream
+    name: kids
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}", path: "/parents/{{ stream_partition.pid }}/kids"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+      paginator:
+        type: DefaultPaginator
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: cursor}
+        pagination_strategy: {type: CursorPagination, cursor_value: "{{ response.next }}", stop_condition: "{{ not response.next }}"}
+      partition_router:
+        type: SubstreamPartitionRouter
+        parent_stream_configs:
+          - type: ParentStreamConfig
+            parent_key: id
+            partition_field: pid
+            lazy_read_pointer: [kids]
+            stream:
+              type: DeclarativeStream
+              name: parents
+              retriever:
+                type: SimpleRetriever
+                requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}", path: /parents}
+                record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.RequestURI() {
+				case "/parents":
+					w.Write([]byte(`{"data":[{"id":1,"kids":{"data":[{"k":"1a"}],"next":"n1"}},{"id":2}]}`))
+				case "/parents/1/kids?cursor=n1":
+					w.Write([]byte(`{"data":[{"k":"1b"}]}`))
+				default:
+					w.WriteHeader(http.StatusNotFound)
+				}
+			})
+			res := e2eTrace(t, api, def, format)
+			e2eCheckRequests(t, api, e2eGet("/parents"), e2eGet("/parents/1/kids?cursor=n1"))
+			ext := ".txt"
+			if format == "json" {
+				ext = ".jsonl"
+			}
+			golden(t, "trace/partitions-lazy"+ext, res)
+		})
+	}
+}
+
+// e2eTrace runs paginate-trace of def against api and returns stdout, the exit code and
+// stderr, the API's address shown as http://API.
+func e2eTrace(t *testing.T, api *recorder, def, format string, args ...string) string {
+	t.Helper()
+	defPath := writeFile(t, "def.yaml", def)
+	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\n")
+	res := runCLI(t, "", append([]string{"paginate-trace", defPath, "--testing-values", vals, "--format", format}, args...)...)
+	got := fmt.Sprintf("%s--- stderr (exit %d) ---\n%s", res.Stdout, res.Code, res.Stderr)
+	return strings.ReplaceAll(got, api.URL, "http://API")
+}
