@@ -120,9 +120,15 @@ type tracer struct {
 	json     bool
 	redactor *redact.Redactor
 	stream   string
-	// sliceStream and slice are the slice last announced.
+	// sliceStream and slice are the stream and the slice (nil: none) whose pages were
+	// announced last; a page of another is announced first, so that the pages of a parent
+	// read between a child's slices are not taken for the child's.
 	sliceStream string
 	slice       *slice.Slice
+	// parentOf maps a parent stream to the stream it is read for; partitioned holds the
+	// streams that had a page in a partition. Both are for the stream being read.
+	parentOf    map[string]string
+	partitioned map[string]bool
 	bold        func(string) string
 	dim         func(string) string
 	green       func(string) string
@@ -158,6 +164,10 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 	defer t.mu.Unlock()
 	if ss.ParentOf == "" {
 		t.stream = ss.Stream
+		t.sliceStream, t.slice = "", nil
+		t.parentOf, t.partitioned = map[string]string{}, map[string]bool{}
+	} else if t.parentOf != nil {
+		t.parentOf[ss.Stream] = ss.ParentOf
 	}
 	if t.json {
 		ev := map[string]any{"event": "stream_start", "stream": ss.Stream, "pagination": ss.Pagination}
@@ -234,6 +244,9 @@ func (t *tracer) Page(ev run.PageEvent) {
 	defer t.mu.Unlock()
 	decision, reason := pageDecision(ev)
 	partitioned := ev.Slice != nil && !ev.Slice.Empty()
+	if partitioned && t.partitioned != nil {
+		t.partitioned[ev.Stream] = true
+	}
 	if t.json {
 		out := map[string]any{
 			"event": "page", "stream": ev.Stream, "page": ev.Number, "status": ev.Status,
@@ -250,9 +263,18 @@ func (t *tracer) Page(ev run.PageEvent) {
 		t.emit(out)
 		return
 	}
-	if partitioned && (ev.Stream != t.sliceStream || ev.Slice != t.slice) {
-		t.sliceStream, t.slice = ev.Stream, ev.Slice
-		t.printf("  %s %d %s of %s\n", t.bold("slice"), ev.Slice.Number, ev.Slice, ev.Stream)
+	if ev.Stream != t.sliceStream || partitioned && ev.Slice != t.slice {
+		first := t.sliceStream == ""
+		t.sliceStream, t.slice = ev.Stream, nil
+		switch {
+		case partitioned:
+			t.slice = ev.Slice
+			t.printf("  %s %d %s of %s\n", t.bold("slice"), ev.Slice.Number, ev.Slice, ev.Stream)
+		case t.parentOf[ev.Stream] != "":
+			t.printf("  %s %s (parent of %s)\n", t.bold("pages of"), ev.Stream, t.parentOf[ev.Stream])
+		case !first:
+			t.printf("  %s %s\n", t.bold("pages of"), ev.Stream)
+		}
 	}
 	if ev.Lazy {
 		t.printf("    page %d read from the parent record (lazy_read_pointer), no request\n", ev.Number)
@@ -344,7 +366,7 @@ func (t *tracer) StreamEnd(res run.Result) {
 		if res.ParentOf != "" {
 			ev["parent_of"] = res.ParentOf
 		}
-		if res.Slices > 1 || res.Slices == 1 && t.slice != nil {
+		if t.showSlices(res) {
 			ev["slices"] = res.Slices
 		}
 		if res.Limit.Set() {
@@ -368,10 +390,16 @@ func (t *tracer) StreamEnd(res run.Result) {
 		return
 	}
 	slices := ""
-	if res.Slices > 1 || res.Slices == 1 && t.slice != nil {
+	if t.showSlices(res) {
 		slices = plural(res.Slices, "slice") + ", "
 	}
 	t.printf("  %s: %s%s, %s emitted%s\n", res.Stream, slices, plural(res.Pages, "page"), plural(res.Records, "record"), end)
+}
+
+// showSlices says whether the end of a stream counts its slices: a stream with partitions
+// (a stream without them has one slice, and no partition comes with zero).
+func (t *tracer) showSlices(res run.Result) bool {
+	return t.partitioned[res.Stream] || res.Slices != 1 && res.Err == nil
 }
 
 func tokenText(v any) string {

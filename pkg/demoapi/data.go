@@ -15,6 +15,22 @@ const FirstGlobalID uint64 = 12345678901234567890
 type collection struct {
 	name    string
 	records []json.RawMessage
+	// ids are the records' ids when they are not 1, 2, 3… (the books of one author).
+	ids []int
+}
+
+// after returns the index that follows the record with the given id, and whether there is
+// such a record.
+func (c *collection) after(id int) (int, bool) {
+	if c.ids == nil {
+		return id, id >= 1 && id <= len(c.records) // ids are 1-based: id n is followed by index n
+	}
+	for i, v := range c.ids {
+		if v == id {
+			return i + 1, true
+		}
+	}
+	return 0, false
 }
 
 func newCollections(n int) map[string]*collection {
@@ -25,6 +41,36 @@ func newCollections(n int) map[string]*collection {
 		authors.records[i] = encode(Author(i + 1))
 	}
 	return map[string]*collection{"books": books, "authors": authors}
+}
+
+// booksByAuthor groups the books by author id, in book order: the child collections of
+// /v1/{area}/authors/{id}/books and of books?author_id=id. With 250 books, authors 1 to 50
+// have 5 books each; the others have none.
+func booksByAuthor(n int) map[int]*collection {
+	out := map[int]*collection{}
+	books := newCollections(n)["books"]
+	for i := range n {
+		id := Book(i + 1).Author.ID
+		c := out[id]
+		if c == nil {
+			c = &collection{name: "books"}
+			out[id] = c
+		}
+		c.records = append(c.records, books.records[i])
+		c.ids = append(c.ids, i+1)
+	}
+	return out
+}
+
+// BooksOf returns the ids of the books of author id, in the order they are served.
+func BooksOf(records, author int) []int {
+	var ids []int
+	for i := 1; i <= records; i++ {
+		if Book(i).Author.ID == author {
+			ids = append(ids, i)
+		}
+	}
+	return ids
 }
 
 func encode(v any) json.RawMessage {

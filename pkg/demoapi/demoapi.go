@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,6 +72,7 @@ type TokenRequest struct {
 type Server struct {
 	opts        Options
 	collections map[string]*collection
+	byAuthor    map[int]*collection // the books of each author id
 
 	mu           sync.Mutex
 	stats        Stats
@@ -102,6 +104,7 @@ func New(opts Options) *Server {
 	return &Server{
 		opts:         opts,
 		collections:  newCollections(opts.Records),
+		byAuthor:     booksByAuthor(opts.Records),
 		accessTokens: map[string]time.Time{},
 		sessions:     map[string]time.Time{},
 		usedRotating: map[string]bool{},
@@ -177,11 +180,21 @@ func (s *Server) route(w *recorder, r *http.Request) {
 	}
 }
 
-// data serves /v1/{area}/{collection}[/{style}].
+// data serves /v1/{area}/{collection}[/{style}] and /v1/{area}/authors/{id}/books[/{style}].
 func (s *Server) data(w *recorder, r *http.Request) {
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/v1/"), "/")
+	author := 0 // the author of /v1/{area}/authors/{id}/books
+	if len(parts) >= 4 && parts[1] == "authors" && parts[3] == "books" {
+		id, err := strconv.Atoi(parts[2])
+		if err != nil || id < 1 {
+			writeError(w, http.StatusNotFound, "not_found", "expected /v1/{area}/authors/{id}/books[/{pagination}] with a numeric id, got "+quote(parts[2]))
+			return
+		}
+		author = id
+		parts = append([]string{parts[0], "books"}, parts[4:]...)
+	}
 	if len(parts) < 2 || len(parts) > 3 {
-		writeError(w, http.StatusNotFound, "not_found", "expected /v1/{area}/{collection}[/{pagination}]")
+		writeError(w, http.StatusNotFound, "not_found", "expected /v1/{area}/{collection}[/{pagination}] or /v1/{area}/authors/{id}/books[/{pagination}]")
 		return
 	}
 	check, ok := areas[parts[0]]
@@ -217,10 +230,45 @@ func (s *Server) data(w *recorder, r *http.Request) {
 		err.write(w)
 		return
 	}
+	if c.name == "books" {
+		if c, err = s.authorFilter(q, author, c); err != nil {
+			err.write(w)
+			return
+		}
+	}
 	w.data = true
 	if err := style(w, r, q, c); err != nil {
 		err.write(w)
 	}
+}
+
+// authorFilter narrows the books to those of one author: the author of the path (author >
+// 0), or the author_id parameter. An author that does not exist is a 404; one without
+// books has an empty list.
+func (s *Server) authorFilter(q *request, author int, books *collection) (*collection, *apiError) {
+	text, given, err := q.param("author_id")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case given && author > 0:
+		return nil, badRequest("author_id given twice: in the path and as a parameter")
+	case given:
+		id, convErr := strconv.Atoi(strings.TrimSpace(text))
+		if convErr != nil || id < 1 {
+			return nil, badRequest("author_id must be an integer >= 1, got %q", text)
+		}
+		author = id
+	case author == 0:
+		return books, nil
+	}
+	if author > s.opts.Records {
+		return nil, &apiError{status: http.StatusNotFound, code: "not_found", message: fmt.Sprintf("no author %d (authors are 1 to %d)", author, s.opts.Records)}
+	}
+	if c := s.byAuthor[author]; c != nil {
+		return c, nil
+	}
+	return &collection{name: "books"}, nil
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
@@ -235,6 +283,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 const indexText = `connector demo API: a fictional bookshop. Demo values only.
 
 Data:     GET|POST /v1/{area}/{collection}[/{pagination}]
+          GET|POST /v1/{area}/authors/{id}/books[/{pagination}]   (or books?author_id=id)
   areas:       public basic bearer apikey-header apikey-query apikey-form
                apikey-json apikey-json-nested oauth session
   collections: books authors

@@ -55,6 +55,15 @@
 // X-Limit, X-Page, X-Per-Page, X-Cursor, X-Starting-After, X-Range). The
 // same parameter given twice with different values is a 400.
 //
+// # Parent and child
+//
+//	GET|POST /v1/{area}/authors/{id}/books[/{pagination}]
+//	GET|POST /v1/{area}/books[/{pagination}]?author_id={id}   (also a body property or X-Author-Id)
+//
+// The books of one author (book n's author is (3n mod 50) + 1: with 250 books, authors 1 to 50
+// have 5 each, the others none), paginated in any style, for partition routers. An author
+// beyond the collection is a 404.
+//
 // # Token endpoints
 //
 //	POST /oauth/token           grant_type refresh_token (demo-refresh-token, reusable) or

@@ -259,10 +259,11 @@ func afterStyle(w http.ResponseWriter, _ *http.Request, q *request, c *collectio
 	}
 	if ok && s != "" {
 		n, convErr := strconv.Atoi(s)
-		if convErr != nil || n < 1 || n > len(c.records) {
+		next, found := c.after(n)
+		if convErr != nil || !found {
 			return badRequest("starting_after must be the id of a record, got %q", s)
 		}
-		after = n // ids are 1-based, so id n is followed by index n
+		after = next
 	}
 	limit, err := q.limitParam("limit")
 	if err != nil {

@@ -80,7 +80,8 @@ func decodeObject(body []byte) (map[string]any, error) {
 	return obj, nil
 }
 
-// paramHeaders names the header that may carry each pagination parameter.
+// paramHeaders names the header that may carry each pagination parameter (and the books
+// filter author_id).
 var paramHeaders = map[string]string{
 	"offset":         "X-Offset",
 	"limit":          "X-Limit",
@@ -89,6 +90,7 @@ var paramHeaders = map[string]string{
 	"cursor":         "X-Cursor",
 	"starting_after": "X-Starting-After",
 	"range":          "X-Range",
+	"author_id":      "X-Author-Id",
 }
 
 // param finds a pagination parameter in the query string, the POST body

@@ -108,9 +108,9 @@ func (l *loader) router(n *yaml.Node, path string, parent *params, uses *[]optio
 		if cf := c.require("cursor_field"); cf != nil {
 			l.stringTemplate(c, "cursor_field", routerVars, &r.CursorField)
 		}
-		v := c.vals["values"] // an empty list is a list of no partitions
-		if v == nil || isNull(v) {
-			v = c.require("values")
+		v := c.get("values")
+		if v == nil || v.Kind != yaml.SequenceNode {
+			v = c.require("values") // an empty list is a list: no partitions, as in the CDK
 		}
 		if v != nil {
 			switch {

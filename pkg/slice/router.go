@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 
 	"connector/pkg/manifest"
@@ -150,16 +151,17 @@ func listValues(m *manifest.Router, vars map[string]any) ([]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s values: %w", m.Type, err)
 	}
+	shown := template.ToString(v)
 	if s, ok := v.(string); ok {
-		parsed, err := template.LiteralEval(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s values: %q is not a list: %w", m.Type, s, err)
+		shown = strconv.Quote(s)
+		if parsed, err := template.LiteralEval(s); err == nil {
+			v = parsed
 		}
-		v = parsed
 	}
 	l, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("%s values: %s gives %s, not a list", m.Type, m.ValuesTemplate.Source(), template.ToString(v))
+		return nil, fmt.Errorf("%s values: %s gives %s, not a list: make the testing value a list, or split a text in the template (.split(','))",
+			m.Type, m.ValuesTemplate.Source(), shown)
 	}
 	return l, nil
 }
@@ -281,7 +283,8 @@ func (r *grouping) Inject(*request.Builder, *Slice) error { return nil }
 
 // union is a UnionPartitionRouter: the partitions of its children in order, each value once,
 // every partition reduced to {partition_field: value} with its other keys moved to the
-// extra fields.
+// extra fields. A child's lazy_read_pointer is not followed: the CDK reads a parent record's
+// page only directly under a SubstreamPartitionRouter, so every slice of a union is requested.
 type union struct {
 	field   string
 	routers []Router
@@ -298,7 +301,7 @@ func (r *union) Slices(ctx context.Context) iter.Seq2[*Slice, error] {
 				}
 				v, ok := sl.Partition.Get(r.field)
 				if !ok {
-					yield(nil, fmt.Errorf("UnionPartitionRouter expects every child to give the partition field %q, got %s", r.field, sl))
+					yield(nil, fmt.Errorf("UnionPartitionRouter expects every child to give the partition field %q, got %s: name it %s in every child (cursor_field, partition_field)", r.field, sl, r.field))
 					return
 				}
 				k, hashable := keyed(v)
@@ -323,7 +326,6 @@ func (r *union) Slices(ctx context.Context) iter.Seq2[*Slice, error] {
 						out.Extra.Set(pk, pv)
 					}
 				}
-				out.Lazy = sl.Lazy
 				if !yield(out, nil) {
 					return
 				}
@@ -421,15 +423,18 @@ func chainMap(maps []*record.Object) *record.Object {
 // same field (ChainMap).
 func (r *cartesian) Inject(b *request.Builder, sl *Slice) error {
 	for _, child := range r.routers {
-		if err := child.Inject(b, sl); err != nil {
-			var ce *request.ConflictError
-			if errors.As(err, &ce) && ce.First == source && ce.Second == source {
-				continue
-			}
+		if err := child.Inject(b, sl); err != nil && !ownConflict(err) {
 			return err
 		}
 	}
 	return nil
+}
+
+// ownConflict reports a field set twice by the partition router itself (two routers of a
+// product, two parent configs): the first value stays, as in the CDK's merged mapping.
+func ownConflict(err error) bool {
+	var ce *request.ConflictError
+	return errors.As(err, &ce) && ce.First == source && ce.Second == source
 }
 
 // pathString joins a path for messages: data/id.

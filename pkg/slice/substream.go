@@ -165,7 +165,7 @@ func (p *parent) slice(rec any, psl *Slice) (sl *Slice, ok bool, err error) {
 
 func (r *substream) Inject(b *request.Builder, sl *Slice) error {
 	for _, p := range r.parents {
-		if err := inject(b, p.opt, sl, p.field); err != nil {
+		if err := inject(b, p.opt, sl, p.field); err != nil && !ownConflict(err) {
 			return err
 		}
 	}
