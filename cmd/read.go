@@ -101,6 +101,7 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	ro.Observer = prog
 	ro.Prefetch = opts.flags.prefetch
 	ro.Overlap = true
+	ro.FailFast = opts.flags.failFast
 	var mu sync.Mutex // orders what the streams write on stderr
 	ro.Warn = func(text string) {
 		mu.Lock()
@@ -143,6 +144,11 @@ func readRun(ctx context.Context, opts *readOptions) error {
 			case res.Err != nil:
 				failed++
 				msg := fmt.Sprintf("%v (%s written before the failure)", res.Err, plural(res.Records, "record"))
+				if res.FailedSlices > 0 && res.Slices > 1 {
+					// The other slices were read all the same (the CDK's way).
+					msg = fmt.Sprintf("%v (%d of %s failed; %s written)", res.Err, res.FailedSlices,
+						plural(res.Slices, "slice"), plural(res.Records, "record"))
+				}
 				out.Error(failureTrace(opts.io, res.Stream, msg, res.Err))
 				out.StreamStatus(res.Stream, "INCOMPLETE")
 				out.Flush()

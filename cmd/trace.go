@@ -87,6 +87,7 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	ro.Observer = t
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
 	ro.Prefetch = opts.flags.prefetch
+	ro.FailFast = opts.flags.failFast
 	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, "note: "+text) }
 	failed := 0
 	for _, s := range p.streams {

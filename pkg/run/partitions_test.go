@@ -836,10 +836,13 @@ func TestFailingSliceAndParent(t *testing.T) {
 				"GET /tasks/1":          `{"data":[{"t":1}]}`,
 				"GET /tasks/2":          `{"data":[{"t":2}],"next":"n"}`,
 				"GET /tasks/2?cursor=n": broken,
+				"GET /tasks/3":          `{"data":[{"t":3}]}`,
 			},
-			requests: []string{"GET /tasks/1", "GET /tasks/2", "GET /tasks/2?cursor=n"},
-			records:  []string{`{"t":1}`, `{"t":2}`},
-			slices:   2, pages: 2,
+			// As in the CDK, the slices after a failing one are read all the same; the
+			// stream fails at its end with the first failure.
+			requests: []string{"GET /tasks/1", "GET /tasks/2", "GET /tasks/2?cursor=n", "GET /tasks/3"},
+			records:  []string{`{"t":1}`, `{"t":2}`, `{"t":3}`},
+			slices:   3, pages: 3,
 			err: `stream tasks, slice {pid: "2"}, page 2: 404 Not Found from GET API/tasks/2?cursor=n: {"error":"gone"}`,
 		},
 		{
@@ -849,10 +852,11 @@ func TestFailingSliceAndParent(t *testing.T) {
 				"GET /parents": `{"data":[{"id":1},{"id":2},{"id":3}]}`,
 				"GET /tasks/1": `{"data":[{"t":1}]}`,
 				"GET /tasks/2": broken,
+				"GET /tasks/3": `{"data":[{"t":3}]}`,
 			},
-			requests: []string{"GET /parents", "GET /tasks/1", "GET /tasks/2"},
-			records:  []string{`{"t":1}`},
-			slices:   2, pages: 1,
+			requests: []string{"GET /parents", "GET /tasks/1", "GET /tasks/2", "GET /tasks/3"},
+			records:  []string{`{"t":1}`, `{"t":3}`},
+			slices:   3, pages: 2,
 			err: `stream tasks, slice {pid: 2, parent_slice: {}}, page 1: 404 Not Found from GET API/tasks/2: {"error":"gone"}`,
 		},
 		{

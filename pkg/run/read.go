@@ -37,9 +37,11 @@ type Hooks struct {
 // Read reads streams in order with up to workers slices in flight at once, across and
 // within streams, and writes to out exactly what reading one slice at a time writes:
 // streams in order, slices in order, pages in order. A slice that finishes before its turn
-// waits in its part of the output. When a slice fails, the slices after it in the same
-// stream are cancelled and their records dropped, as a read one slice at a time would never
-// have read them; the stream's error is that of its first failing slice. A stream with a
+// waits in its part of the output. A slice that fails does not stop the others, as in the
+// CDK: the stream fails at its end with the error of its first failing slice. With
+// FailFast, or when the error ends the whole read (an interrupt, a closed stdout), the slices
+// after it in the same stream are cancelled and their records dropped, as a read one slice at
+// a time would never have read them. A stream with a
 // --max-pages or --max-records limit reads its slices one at a time, so the limit falls on
 // the same record whatever workers is. It returns the result of every stream started, in
 // order.
@@ -96,7 +98,7 @@ type streamRun struct {
 	genCancel context.CancelFunc
 }
 
-// fail records the failure of slice i: the slices after it are cancelled and dropped.
+// fail ends the stream at slice i: the slices after it are cancelled and dropped.
 func (sr *streamRun) fail(i int) {
 	sr.mu.Lock()
 	defer sr.mu.Unlock()
@@ -146,10 +148,10 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
 		// slice at a time would have read. Making the slices failed only after them.
 		res := Result{Stream: s.Name}
 		stopped := false
-		for _, sl := range sr.slices {
+		for i, sl := range sr.slices {
 			res.Slices++
 			res.add(sl.res)
-			if sl.res.err != nil || sl.res.Limit.Set() {
+			if sl.res.Limit.Set() || i == sr.failed {
 				stopped = true
 				break
 			}
@@ -204,7 +206,10 @@ func (r *reader) launch(ctx, genCtx context.Context, st *stream, sr *streamRun, 
 				done.add(prev.res)
 			}
 			done.Slices = len(sr.slices)
-			if done.Err != nil || done.Limit.Set() {
+			sr.mu.Lock()
+			failed := sr.failed >= 0
+			sr.mu.Unlock()
+			if failed || done.Limit.Set() {
 				release()
 				return Limit{}, nil
 			}
@@ -242,7 +247,7 @@ func (r *reader) launch(ctx, genCtx context.Context, st *stream, sr *streamRun, 
 			defer release()
 			defer cancel()
 			one.res = reader.read(sctx)
-			if one.res.err != nil {
+			if err := one.res.err; err != nil && (o.FailFast || stopping(err)) {
 				sr.fail(idx)
 			}
 			part.Done(false)

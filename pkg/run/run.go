@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 
 	"connector/pkg/auth"
 	"connector/pkg/httpx"
@@ -74,6 +75,9 @@ type Result struct {
 	FirstPageRecords int
 	// Skipped counts the parent records that had no value at parent_key, per parent stream.
 	Skipped []Skipped
+	// FailedSlices counts the slices that failed; Err is the first of them (in slice order).
+	// The other slices are read all the same, as the CDK does, unless FailFast.
+	FailedSlices int
 }
 
 // Skipped is how many records of a parent stream gave no partition.
@@ -102,6 +106,9 @@ type Options struct {
 	// Warn, when set, hears notes meant for the user (stderr), such as a --prefetch that
 	// cannot apply.
 	Warn func(text string)
+	// FailFast ends a stream at its first failing slice (--fail-fast); otherwise the other
+	// slices are still read and the stream fails at its end.
+	FailFast bool
 
 	// strategy, when set (tests), replaces the pagination strategy of every stream.
 	strategy paginate.Strategy
@@ -176,7 +183,7 @@ func (st *stream) readAll(ctx context.Context, out func(*slice.Slice) Emitter) R
 		sr := st.newSliceReader(sl, out(sl), res.Pages, res.Records)
 		sres := sr.read(ctx)
 		res.add(sres)
-		if res.Err != nil || sres.Limit.Set() {
+		if sres.Limit.Set() || sres.err != nil && (st.o.FailFast || stopping(sres.err)) {
 			break
 		}
 	}
@@ -209,9 +216,18 @@ func (res *Result) add(s sliceResult) {
 	if s.Limit.Set() {
 		res.Limit = s.Limit
 	}
-	if s.err != nil && res.Err == nil {
-		res.Err = s.err
+	if s.err != nil {
+		res.FailedSlices++
+		if res.Err == nil {
+			res.Err = s.err
+		}
 	}
+}
+
+// stopping reports an error that ends the whole read, not only a slice: an interrupt, a
+// closed stdout, a parent's failure to make the next slices.
+func stopping(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, syscall.EPIPE) || errors.Is(err, errStop)
 }
 
 // wrap names the stream, the slice and the page in an error; a cancellation is passed as it
