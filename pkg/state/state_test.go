@@ -46,9 +46,9 @@ func TestReadErrors(t *testing.T) {
 		`[{"type":"STREAM","stream":{"stream_state":{}}}]`:                                 `state.json: [0].stream: missing ` + "`stream_descriptor`",
 		`[{"type":"STREAM","stream":{"stream_descriptor":{},"stream_state":{}}}]`:          `state.json: [0].stream.stream_descriptor: missing the stream ` + "`name`",
 		`[{"type":"STREAM","stream":{"stream_descriptor":{"name":"a"},"stream_state":3}}]`: `state.json: [0].stream: ` + "`stream_state`" + ` must be an object, not a number`,
-		`{"orders":[1]}`:          `state.json: the state of stream "orders" must be an object, not a list`,
-		`[{"type":"GLOBAL"}]`:     `state.json: [0]: a GLOBAL state (shared by all streams, as database sources write) is not one a declarative connector reads; give each stream its own STREAM state`,
-		`[{"type":"BOGUS"}]`:      `state.json: [0]: unknown state message type BOGUS (STREAM, LEGACY)`,
+		`{"orders":[1]}`:           `state.json: the state of stream "orders" must be an object, not a list`,
+		`[{"type":"GLOBAL"}]`:      `state.json: [0]: a GLOBAL state (shared by all streams, as database sources write) is not one a declarative connector reads; give each stream its own STREAM state`,
+		`[{"type":"BOGUS"}]`:       `state.json: [0]: unknown state message type BOGUS (STREAM, LEGACY)`,
 		"{\"type\":\"RECORD\"}\n{": `state.json: line 2: invalid JSON at byte 1: expected a key`,
 	} {
 		_, err := Parse("state.json", []byte(text))
