@@ -1,0 +1,98 @@
+package output
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"connector/pkg/record"
+)
+
+func rec(s string) []record.Record { return []record.Record{{Raw: []byte(s)}} }
+
+// TestSequencerKeepsOrder: parts written in any order come out in the order they were made;
+// a dropped part writes nothing; AtHead callbacks run in their place.
+func TestSequencerKeepsOrder(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewRecordWriter(&buf, FormatRecords, nil)
+	s := NewSequencer(context.Background(), w)
+	var events []string
+	parts := make([]*Part, 5)
+	for i := range parts {
+		parts[i] = s.Part()
+	}
+	parts[4].AtHead(func() { events = append(events, "head 4") })
+	// Written from the last to the first.
+	for i := len(parts) - 1; i >= 0; i-- {
+		parts[i].Records("s", rec(fmt.Sprintf(`{"part":%d}`, i)))
+		parts[i].EndPage()
+	}
+	parts[2].Drop()
+	for i := len(parts) - 1; i >= 0; i-- {
+		parts[i].Done(false)
+	}
+	parts[4].AtHead(func() { events = append(events, "head 4 again") })
+	w.Close()
+	want := "{\"part\":0}\n{\"part\":1}\n{\"part\":3}\n{\"part\":4}\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	if strings.Join(events, ",") != "head 4,head 4 again" {
+		t.Errorf("events %v", events)
+	}
+}
+
+// TestSequencerWaitsWhenAPartIsFull: a part not at the head holds at most partBuffer; its
+// writer then waits until the part reaches the head, and nothing is lost or reordered.
+func TestSequencerWaitsWhenAPartIsFull(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewRecordWriter(&buf, FormatRecords, nil)
+	s := NewSequencer(context.Background(), w)
+	head, second := s.Part(), s.Part()
+	line := `{"pad":"` + strings.Repeat("x", 1000) + `"}`
+	n := 2 * partBuffer / len(line)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	released := make(chan struct{})
+	go func() {
+		defer wg.Done()
+		for range n {
+			if err := second.Records("s", rec(line)); err != nil {
+				t.Error(err)
+			}
+		}
+		select {
+		case <-released:
+		default:
+			t.Error("the second part wrote past its buffer before it was the head")
+		}
+		second.Done(false)
+	}()
+	head.Records("s", rec(`{"first":true}`))
+	close(released)
+	head.Done(false)
+	wg.Wait()
+	w.Close()
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != n+1 || lines[0] != `{"first":true}` || lines[n] != line {
+		t.Errorf("%d lines, first %.20q", len(lines), lines[0])
+	}
+}
+
+// TestSequencerEndsWaitsWithTheContext: a writer waiting for its turn returns when the read
+// is cancelled.
+func TestSequencerEndsWaitsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w, _ := NewRecordWriter(&bytes.Buffer{}, FormatRecords, nil)
+	s := NewSequencer(ctx, w)
+	s.Part() // the head, never done
+	p := s.Part()
+	line := strings.Repeat("y", partBuffer)
+	cancel()
+	if err := p.Records("s", rec(`"`+line+`"`)); err != context.Canceled {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
