@@ -34,6 +34,7 @@ type runFlags struct {
 	prefetch         int
 	concurrency      int
 	maxBody          sizeFlag
+	state            stateFlags
 }
 
 func (f *runFlags) addTestingValues(c *cobra.Command) {

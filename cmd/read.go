@@ -59,6 +59,7 @@ read and exits 130.`,
 	addMaxRecords(c, &opts.flags)
 	enumFlag(c.Flags(), &opts.format, "format", output.Formats, "output format: records, envelope or airbyte")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails instead of reading the others")
+	opts.flags.state.add(c)
 	intFlag(c.Flags(), &opts.flags.concurrency, "concurrency", 0, fmt.Sprintf("read up to `N` slices at once, across and within streams (default: the definition's concurrency_level, else 1; at most %d); stdout stays exactly that of a read one slice at a time", maxConcurrency),
 		0, "must be 0 (the definition's concurrency_level) or more", maxConcurrency, fmt.Sprintf("must be at most %d (a limit of connector)", maxConcurrency))
 	return c
@@ -88,6 +89,15 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	if err != nil {
 		return err
 	}
+	states, err := openState(opts.flags.state)
+	if err != nil {
+		return err
+	}
+	ro := p.options()
+	ro.StateOf, ro.Now = states.of, opts.env.clock()
+	if err := states.check(ro, opts.flags.state.path, p.streams); err != nil {
+		return err
+	}
 	out, err := output.NewRecordWriter(opts.io.Out, opts.format, opts.env.clock())
 	if err != nil {
 		return usagef("%v", err)
@@ -95,7 +105,6 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	defer out.Close() // every stream's end already waited for its records to be written
 	widenPipe(opts.io.Out)
 	p.onConfigUpdate = func(config map[string]any) { out.Control(config) }
-	ro := p.options()
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
 	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY}
 	ro.Observer = prog
@@ -107,6 +116,17 @@ func readRun(ctx context.Context, opts *readOptions) error {
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintln(opts.io.Err, "note: "+text)
+	}
+	// A checkpoint comes in output order, once the slice's records are in the output: they
+	// reach stdout before the state file says they were read.
+	ro.Checkpoint = func(cp run.Checkpoint) {
+		if cp.Message {
+			out.State(cp.Stream, cp.State, cp.Records)
+		}
+		if states.out != "" {
+			out.Flush()
+		}
+		states.set(cp.Stream, cp.State)
 	}
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -123,6 +143,13 @@ func readRun(ctx context.Context, opts *readOptions) error {
 			prog.clear()
 			if stopErr != nil {
 				return
+			}
+			if text, ok := states.describe(res.Stream); ok {
+				where := ""
+				if states.out != "" {
+					where = " (saved in " + states.out + ")"
+				}
+				fmt.Fprintf(opts.io.Err, "%s: state %s%s\n", res.Stream, text, where)
 			}
 			for _, sk := range res.Skipped {
 				fmt.Fprintf(opts.io.Err, "note: %s: %s of the parent stream %s had no value at %s and gave no partition\n",
@@ -171,6 +198,12 @@ func readRun(ctx context.Context, opts *readOptions) error {
 		},
 	}
 	run.Read(rctx, ro, p.streams, workers(opts.flags.concurrency, p.def), sequenced{output.NewSequencer(rctx, out)}, hooks)
+	if err := states.close(); err != nil {
+		opts.io.printError(err)
+		if stopErr == nil && failed == 0 {
+			return &silentError{code: exitFailure}
+		}
+	}
 	if stopErr != nil {
 		return stopErr
 	}

@@ -355,6 +355,8 @@ func paginationReason(d paginate.Decision) string {
 		return "no value at " + d.Source
 	case paginate.StopCondition:
 		return "stop_condition true"
+	case paginate.DataFeedEnd:
+		return "the page's last record is out of the cursor's range (is_data_feed)"
 	}
 	return fmt.Sprintf("decision %d", d.Why)
 }

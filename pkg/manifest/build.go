@@ -200,6 +200,9 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 		l.at(name, c.fieldPath("name"), diag.CodeType, fmt.Sprintf("the stream name must be a string, not %s", kindName(name)), "")
 		name = nil
 	}
+	if c.typ == "StateDelegatingStream" {
+		return l.delegating(c, n, path, name, depth)
+	}
 	if c.typ != "DeclarativeStream" {
 		l.unsupported(n, path, c.typ, "stream")
 		return nil, name
@@ -218,7 +221,10 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 		}
 		s.PrimaryKey = toValue(pk)
 	}
-	l.unsupportedValue(c.get("incremental_sync"), c.fieldPath("incremental_sync"), "incremental_sync")
+	incOK := true
+	if in := c.get("incremental_sync"); !isEmpty(in) {
+		s.Incremental, incOK = l.incremental(in, c.fieldPath("incremental_sync"), c.params, nil)
+	}
 	l.unsupportedValue(c.get("transformations"), c.fieldPath("transformations"), "transformations")
 	l.unsupportedValue(c.get("file_uploader"), c.fieldPath("file_uploader"), "FileUploader")
 	if sl := c.get("schema_loader"); sl != nil && sl.Kind != yaml.MappingNode && sl.Kind != yaml.SequenceNode && !isRefString(sl) {
@@ -229,10 +235,53 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 		return nil, name
 	}
 	auth := &streamAuth{name: s.Name, path: path}
-	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) {
+	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) || !incOK {
 		return nil, name
 	}
 	return s, name
+}
+
+// delegating reads a StateDelegatingStream: its two streams, each a DeclarativeStream of its
+// own, under its name.
+func (l *loader) delegating(c *comp, n *yaml.Node, path string, name *yaml.Node, depth int) (*Stream, *yaml.Node) {
+	c.checkFields("StateDelegatingStream")
+	if name == nil {
+		c.require("name")
+	}
+	s := &Stream{Pos: pos(n), Delegating: &Delegating{}}
+	if name != nil {
+		s.Name = name.Value
+	}
+	s.Delegating.APIRetentionPeriod = l.plainString(c, "api_retention_period", "")
+	var ok = true
+	for _, f := range []string{"full_refresh_stream", "incremental_stream"} {
+		sn := c.require(f)
+		if sn == nil {
+			ok = false
+			continue
+		}
+		inner, _ := l.streamAt(sn, c.fieldPath(f), c.params, depth+1)
+		if inner == nil {
+			ok = false
+			continue
+		}
+		if f == "full_refresh_stream" {
+			s.Delegating.FullRefresh = inner
+		} else {
+			s.Delegating.Incremental = inner
+		}
+	}
+	if !ok {
+		return nil, name
+	}
+	if s.Delegating.Incremental.Incremental == nil {
+		l.at(n, path, diag.CodeMissingField, "the incremental_stream of a StateDelegatingStream needs an incremental_sync", "")
+		return nil, name
+	}
+	// What the stream is until the state decides: the full refresh one.
+	d := *s.Delegating.FullRefresh
+	d.Name, d.Pos, d.Delegating = s.Name, s.Pos, s.Delegating
+	return &d, name
 }
 
 func primaryKeyOK(n *yaml.Node) bool {

@@ -58,8 +58,16 @@ var fields = map[string][]string{
 	"ParentStreamConfig": {"type", "stream", "parent_key", "partition_field", "request_option",
 		"incremental_dependency", "lazy_read_pointer", "extra_fields", "$parameters"},
 	GroupingRouter: {"type", "group_size", "underlying_partition_router", "deduplicate", "$parameters"},
-	UnionRouter:    {"type", "partition_field", "partition_routers", "$parameters"},
-	"ApiKey":       {"type", "inject_into", "api_token", "$parameters"},
+	DatetimeCursor: {"type", "clamping", "cursor_field", "allow_catalog_defined_cursor_field", "cursor_datetime_formats",
+		"start_datetime", "start_time_option", "end_datetime", "end_time_option", "datetime_format", "cursor_granularity",
+		"is_data_feed", "is_client_side_incremental", "is_compare_strictly", "global_substream_cursor", "lookback_window",
+		"partition_field_end", "partition_field_start", "step", "$parameters"},
+	"MinMaxDatetime":        {"type", "datetime", "datetime_format", "max_datetime", "min_datetime", "$parameters"},
+	"Clamping":              {"target", "target_details"},
+	CountCursor:             {"type", "cursor_field", "allow_catalog_defined_cursor_field", "start_value", "start_value_option", "$parameters"},
+	"StateDelegatingStream": {"type", "name", "full_refresh_stream", "incremental_stream", "api_retention_period", "$parameters"},
+	UnionRouter:             {"type", "partition_field", "partition_routers", "$parameters"},
+	"ApiKey":                {"type", "inject_into", "api_token", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

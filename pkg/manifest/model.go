@@ -51,6 +51,10 @@ type Stream struct {
 	Paginator *Paginator
 	// Router is the partition router, nil when the stream has one partition.
 	Router *Router
+	// Incremental is incremental_sync, nil for a full refresh stream.
+	Incremental *Incremental
+	// Delegating is set for a StateDelegatingStream: the stream read depends on the state.
+	Delegating *Delegating
 	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
 	// the partition's request options go on the first request of a slice only.
 	IgnoreSlicerOnPaginated bool

@@ -319,3 +319,35 @@ func writeString(w io.Writer, s string) {
 	enc.Encode(s)
 	w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 }
+
+// State writes an airbyte STATE message of one stream, as the CDK does: the stream's state
+// and the number of records written since its previous STATE message.
+func (r *RecordWriter) State(stream string, state *record.Object, records int) error {
+	if r.format != FormatAirbyte {
+		return nil
+	}
+	b := []byte(`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":`)
+	b = appendJSONString(b, stream)
+	b = append(b, `},"stream_state":`...)
+	if state == nil {
+		state = &record.Object{}
+	}
+	st, err := record.Marshal(state)
+	if err != nil {
+		return fmt.Errorf("stream %s: state: %w", stream, err)
+	}
+	b = append(b, st...)
+	b = append(b, `},"sourceStats":{"recordCount":`...)
+	b = strconv.AppendInt(b, int64(records), 10)
+	b = append(b, ".0}}}\n"...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cur = append(r.cur, b...)
+	return r.out.failed()
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	writeString(&buf, s)
+	return append(b, buf.Bytes()...)
+}

@@ -68,6 +68,9 @@ const (
 	NoCursor
 	// StopCondition: the stop_condition was true.
 	StopCondition
+	// DataFeedEnd: the page's last record is out of the incremental read's range
+	// (is_data_feed): the feed holds nothing newer.
+	DataFeedEnd
 )
 
 // RepeatedTokenError is the guard against an API that returns the same token again.

@@ -353,3 +353,100 @@ func (d *decoder) str() (string, error) {
 	}
 	return "", d.fail("unterminated string")
 }
+
+// Field returns the value of a top-level key of a JSON object, decoded (the last one when the
+// key is written twice, as Python's json keeps); found is false when data is not an object
+// or has no such key. Other values are skipped without being decoded.
+func Field(data []byte, key string) (v any, found bool) {
+	d := decoder{data: data}
+	d.space()
+	if d.i >= len(d.data) || d.data[d.i] != '{' {
+		return nil, false
+	}
+	d.i++
+	for {
+		d.space()
+		if d.i >= len(d.data) || d.data[d.i] != '"' {
+			return v, found
+		}
+		k, err := d.str()
+		if err != nil {
+			return v, found
+		}
+		d.space()
+		if d.i >= len(d.data) || d.data[d.i] != ':' {
+			return v, found
+		}
+		d.i++
+		d.space()
+		if k == key {
+			x, err := d.value(1)
+			if err != nil {
+				return v, found
+			}
+			v, found = x, true
+		} else if !d.skip() {
+			return v, found
+		}
+		d.space()
+		if d.i < len(d.data) && d.data[d.i] == ',' {
+			d.i++
+			continue
+		}
+		return v, found
+	}
+}
+
+// skip moves past one JSON value without decoding it; false when the data ends first.
+func (d *decoder) skip() bool {
+	depth := 0
+	for d.i < len(d.data) {
+		switch c := d.data[d.i]; c {
+		case '"':
+			if !d.skipString() {
+				return false
+			}
+			if depth == 0 {
+				return true
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return true // the end of a number or a word
+			}
+			depth--
+			if depth == 0 {
+				d.i++
+				return true
+			}
+		case ',':
+			if depth == 0 {
+				return true
+			}
+		case ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return true
+			}
+		}
+		d.i++
+	}
+	return depth == 0
+}
+
+func (d *decoder) skipString() bool {
+	d.i++
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case '"':
+			d.i++
+			return true
+		case '\\':
+			d.i += 2
+		default:
+			d.i++
+		}
+	}
+	return false
+}

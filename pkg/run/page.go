@@ -41,6 +41,11 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End,
 	}
 	ev.Records, ev.Emitted = len(page.Records), emitted
 	d, derr := r.st.pag.Next(p.token, r.pageInfo(page, resp, req.URL))
+	if derr == nil && !d.Stop && r.track != nil && r.st.cursor.DataFeed() && len(page.Records) > 0 &&
+		r.track.PastRange(page.Records[len(page.Records)-1].Raw) {
+		// is_data_feed: the newest-first feed has gone past the read's range.
+		d = paginate.Decision{Stop: true, Why: paginate.DataFeedEnd, Strategy: d.Strategy, Count: d.Count, Size: d.Size}
+	}
 	if derr == nil && !d.Stop {
 		derr = guard.check(d.Token)
 	}
@@ -127,6 +132,11 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 	if filter != nil {
 		vars = withParams(r.sv.vars(o.Config, p.token, p.first), r.st.s.Selector.Parameters)
 	}
+	if r.track != nil {
+		if err := r.track.EndNow(); err != nil {
+			return 0, Limit{}, false, fmt.Errorf("incremental_sync end_datetime: %w", err)
+		}
+	}
 	if cap(r.batch) < len(page.Records) {
 		r.batch = make([]record.Record, 0, len(page.Records)) // made at the page's size, not grown
 	}
@@ -140,6 +150,15 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 				return emitted, Limit{}, false, fmt.Errorf("record_filter: %w", err)
 			}
 			if !template.Truthy(v) {
+				continue
+			}
+		}
+		if r.track != nil {
+			keep, err := r.track.Keep(rec.Raw)
+			if err != nil {
+				return emitted, Limit{}, false, err
+			}
+			if !keep {
 				continue
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"connector/pkg/incremental"
 	"connector/pkg/manifest"
 	"connector/pkg/record"
 	"connector/pkg/slice"
@@ -20,9 +21,26 @@ var errStop = errors.New("the child stream needs no more partitions")
 func (st *stream) readParent(ctx context.Context, ps *manifest.Stream, yield func(rec any, sl *slice.Slice) bool) error {
 	o := *st.o
 	o.Out, o.MaxSlices, o.MaxPages, o.MaxRecords, o.Prefetch, o.Overlap, o.Warn = nil, 0, 0, 0, 1, false, nil
-	pst, err := newStream(&o, ps, st.s.Name)
+	o.Checkpoint = nil
+	var in *record.Object
+	dependent := false
+	for _, d := range dependentParents(st.s.Router) {
+		dependent = dependent || d == ps
+	}
+	if dependent && st.cursor != nil {
+		in = st.parentIn(ps)
+	}
+	pst, err := newStream(&o, ps, st.s.Name, in)
 	if err != nil {
 		return &StreamError{Stream: ps.Name, Err: err}
+	}
+	if dependent && pst.cursor != nil {
+		st.mu.Lock()
+		if st.parentCursors == nil {
+			st.parentCursors = map[*manifest.Stream]*incremental.Cursor{}
+		}
+		st.parentCursors[ps] = pst.cursor
+		st.mu.Unlock()
 	}
 	if o.Observer != nil {
 		o.Observer.StreamStart(StreamStart{Stream: ps.Name, ParentOf: st.s.Name, Pagination: pst.pag.Describe()})

@@ -122,7 +122,7 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
 		start.AtHead(func() { r.hooks.Start(s) })
 	}
 	start.Done(false)
-	st, err := newStream(o, s, "")
+	st, err := newStream(o, s, "", o.stateOf(s.Name))
 	if o.Observer != nil {
 		ss := StreamStart{Stream: s.Name}
 		if st != nil {
@@ -171,6 +171,9 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
 		}
 		done := make(chan struct{})
 		end.AtHead(func() {
+			if st != nil {
+				st.finalCheckpoint(res.Err != nil)
+			}
 			if r.hooks.End != nil {
 				r.hooks.End(res)
 			}
@@ -241,6 +244,10 @@ func (r *reader) launch(ctx, genCtx context.Context, st *stream, sr *streamRun, 
 		}
 		sr.mu.Unlock()
 		reader := st.newSliceReader(sl, part, done.Pages, done.Records)
+		// The checkpoint of the slice: once its records are written out, in slice order.
+		cp := r.out.Part()
+		cp.AtHead(func() { st.checkpoint(sl, reader.track, one.res) })
+		cp.Done(false)
 		wg.Add(1)
 		go func(sl *slice.Slice) {
 			defer wg.Done()

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 
 	"connector/pkg/auth"
 	"connector/pkg/httpx"
@@ -109,9 +110,33 @@ type Options struct {
 	// FailFast ends a stream at its first failing slice (--fail-fast); otherwise the other
 	// slices are still read and the stream fails at its end.
 	FailFast bool
+	// StateOf gives the input state of a stream (nil: none): an incremental stream starts
+	// where it stands, and a StateDelegatingStream picks its stream by it.
+	StateOf func(stream string) *record.Object
+	// Checkpoint hears, in output order, an incremental stream's state after each of its
+	// slices is read whole and its records are written out, and once more (Final) at the
+	// stream's end.
+	Checkpoint func(cp Checkpoint)
+	// Now is the clock of incremental streams' default end_datetime (nil: time.Now).
+	Now func() time.Time
 
 	// strategy, when set (tests), replaces the pagination strategy of every stream.
 	strategy paginate.Strategy
+}
+
+// Checkpoint is where a stream stands after a slice read whole, or at its end.
+type Checkpoint struct {
+	Stream string
+	// State is the stream's state, in the form the Airbyte CDK writes (a full refresh
+	// stream's, at its end: {"__ab_no_cursor_state_message": true}).
+	State *record.Object
+	// Message says the CDK emits a STATE message here (its per-partition cursors emit one
+	// per 600 s only); Records are the records of the stream written since its last one.
+	Message bool
+	Records int
+	// Slice is the slice just closed (nil for the stream's final checkpoint).
+	Slice *slice.Slice
+	Final bool
 }
 
 // StreamError is a stream that failed, naming the stream, the slice and the page.
@@ -141,7 +166,7 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // Stream reads one stream to its end (or its limit), one slice at a time, and reports the
 // outcome. Its records go to o.Out.
 func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
-	st, err := newStream(o, s, "")
+	st, err := newStream(o, s, "", o.stateOf(s.Name))
 	if o.Observer != nil {
 		ss := StreamStart{Stream: s.Name}
 		if st != nil {
@@ -152,6 +177,7 @@ func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
 	res := Result{Stream: s.Name}
 	if err == nil {
 		res = st.readAll(ctx, func(*slice.Slice) Emitter { return o.Out })
+		st.finalCheckpoint(res.Err != nil)
 	} else {
 		res.Err = &StreamError{Stream: s.Name, Err: err}
 	}
@@ -183,6 +209,7 @@ func (st *stream) readAll(ctx context.Context, out func(*slice.Slice) Emitter) R
 		sr := st.newSliceReader(sl, out(sl), res.Pages, res.Records)
 		sres := sr.read(ctx)
 		res.add(sres)
+		st.checkpoint(sl, sr.track, sres)
 		if sres.Limit.Set() || sres.err != nil && (st.o.FailFast || stopping(sres.err)) {
 			break
 		}

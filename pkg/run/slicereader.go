@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"connector/pkg/httpx"
+	"connector/pkg/incremental"
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/slice"
@@ -27,6 +28,8 @@ type sliceReader struct {
 	spare chan []byte
 	// batch gathers a page's records to emit.
 	batch []record.Record
+	// track follows the cursor values of the slice's records (nil: no incremental cursor).
+	track *incremental.Tracker
 }
 
 // sliceResult is the outcome of one slice.
@@ -37,8 +40,8 @@ type sliceResult struct {
 }
 
 func (st *stream) newSliceReader(sl *slice.Slice, out Emitter, pagesBefore, recordsBefore int) *sliceReader {
-	return &sliceReader{st: st, sv: newSliceVars(sl), out: out, pagesBefore: pagesBefore,
-		recordsBefore: recordsBefore, spare: make(chan []byte, st.depth+1)}
+	return &sliceReader{st: st, sv: newSliceVars(sl, st.in), out: out, pagesBefore: pagesBefore,
+		recordsBefore: recordsBefore, spare: make(chan []byte, st.depth+1), track: st.cursor.Track(sl)}
 }
 
 // read reads the slice and reports its outcome; an error names the stream, the slice and the

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"connector/pkg/auth"
 	"connector/pkg/extract"
 	"connector/pkg/httpx"
+	"connector/pkg/incremental"
 	"connector/pkg/manifest"
 	"connector/pkg/paginate"
+	"connector/pkg/record"
 	"connector/pkg/request"
 	"connector/pkg/slice"
 	"connector/pkg/template"
@@ -38,6 +41,14 @@ type stream struct {
 	predictor *paginate.Predictor
 	// skipped counts, per parent, the records without a value at parent_key.
 	skipped []Skipped
+	// in is the stream's input state; cursor its incremental cursor (nil: full refresh).
+	in     *record.Object
+	cursor *incremental.Cursor
+	// written counts the records written since the last checkpoint (at the output's head).
+	written int
+	// parentCursors are the cursors of the parents whose state the child carries.
+	mu            sync.Mutex
+	parentCursors map[*manifest.Stream]*incremental.Cursor
 }
 
 // recordBytes is the share of --max-body each record of a page stands for: a page holds at
@@ -47,8 +58,9 @@ const recordBytes = 128
 
 // newStream prepares the read of s; parentOf names the stream it is read for, when it is a
 // parent.
-func newStream(o *Options, s *manifest.Stream, parentOf string) (*stream, error) {
-	st := &stream{o: o, s: s, parentOf: parentOf}
+func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Object) (*stream, error) {
+	s = resolve(s, in)
+	st := &stream{o: o, s: s, parentOf: parentOf, in: in}
 	pag, err := paginate.New(s.Paginator, o.Config)
 	if err != nil {
 		return nil, fmt.Errorf("paginator: %w", err)
@@ -69,6 +81,9 @@ func newStream(o *Options, s *manifest.Stream, parentOf string) (*stream, error)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("partition_router: %w", err)
+	}
+	if err := st.newCursor(in); err != nil {
+		return nil, err
 	}
 	st.want = wants(s)
 	st.want.MaxRecords = int(max(o.Client.BodyLimit()/recordBytes, 1))

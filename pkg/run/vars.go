@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"connector/pkg/paginate"
+	"connector/pkg/record"
 	"connector/pkg/slice"
 )
 
@@ -14,12 +15,18 @@ type sliceVars struct {
 	base map[string]any
 }
 
-func newSliceVars(sl *slice.Slice) *sliceVars {
+// stream_state is the stream's input state (the CDK 7 refuses it in templates; older CDKs
+// gave the state, which is what definitions that still use it expect).
+func newSliceVars(sl *slice.Slice, state *record.Object) *sliceVars {
+	var st any = map[string]any{}
+	if state != nil {
+		st = state
+	}
 	return &sliceVars{s: sl, base: map[string]any{
 		"stream_slice":     sl,
 		"stream_partition": sl,
 		"stream_interval":  sl,
-		"stream_state":     map[string]any{},
+		"stream_state":     st,
 	}}
 }
 

@@ -32,6 +32,8 @@ type Slice struct {
 	Lazy []byte
 	// Number is the slice's place in its stream (1 for the first).
 	Number int
+	// Mark is what the incremental cursor that made the slice keeps about it.
+	Mark any
 }
 
 // New returns a slice of the given partition (nil: empty).

@@ -100,10 +100,7 @@ func (d dtime) attr(name string) any {
 
 // add adds sign*dur to d; a date only moves by whole days.
 func (d dtime) add(dur duration, sign int) dtime {
-	t := d.t
-	if dur.months != 0 {
-		t = t.AddDate(0, sign*dur.months, 0)
-	}
+	t := addMonths(d.t, sign*dur.months)
 	if d.kind == dtDate {
 		days := int(dur.d / (24 * time.Hour))
 		if dur.d < 0 && dur.d%(24*time.Hour) != 0 {
@@ -367,3 +364,56 @@ func ToTime(v any) (time.Time, bool) {
 func fromGoTime(t time.Time) dtime { return aware(t) }
 
 var nowFunc = time.Now
+
+// Duration is an ISO 8601 duration as the CDK reads one (isodate): calendar months, and an
+// exact part.
+type Duration struct {
+	Months int
+	Exact  time.Duration
+}
+
+// ParseDuration reads an ISO 8601 duration: P1D, PT1H30M, P1M, P1Y2M, -P1W.
+func ParseDuration(s string) (Duration, error) {
+	d, err := parseISODuration(s)
+	if err != nil {
+		return Duration{}, err
+	}
+	return Duration{Months: d.months, Exact: d.d}, nil
+}
+
+// IsZero reports a duration of nothing.
+func (d Duration) IsZero() bool { return d.Months == 0 && d.Exact == 0 }
+
+// AddTo returns t + d; months move the calendar and keep the day, clamped to the month's last
+// day (isodate: 2024-01-31 + P1M is 2024-02-29).
+func (d Duration) AddTo(t time.Time) time.Time {
+	return addMonths(t, d.Months).Add(d.Exact)
+}
+
+// SubFrom returns t − d.
+func (d Duration) SubFrom(t time.Time) time.Time {
+	return addMonths(t, -d.Months).Add(-d.Exact)
+}
+
+func addMonths(t time.Time, months int) time.Time {
+	if months == 0 {
+		return t
+	}
+	y, m, day := t.Date()
+	total := int(m) - 1 + months
+	y += divFloor(total, 12)
+	m = time.Month(modFloor(total, 12) + 1)
+	last := time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	if day > last {
+		day = last
+	}
+	h, mi, sec := t.Clock()
+	return time.Date(y, m, day, h, mi, sec, t.Nanosecond(), t.Location())
+}
+
+// FormatTime formats t as the CDK's DatetimeParser.format does: "%s", "%ms", "%s_as_float"
+// and "%epoch_microseconds" as the whole format are epoch values, anything else strftime
+// (t is aware).
+func FormatTime(t time.Time, format string) any {
+	return formatDatetime(dtime{t: t, kind: dtAware}, format)
+}
