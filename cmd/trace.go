@@ -19,6 +19,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/paginate"
+	"connector/pkg/record"
 	"connector/pkg/redact"
 	"connector/pkg/run"
 	"connector/pkg/slice"
@@ -73,6 +74,7 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 	addMaxRecords(c, &opts.flags)
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per event)")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails")
+	opts.flags.state.add(c)
 	return c
 }
 
@@ -81,9 +83,21 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	if err != nil {
 		return err
 	}
+	states, err := openState(opts.flags.state)
+	if err != nil {
+		return err
+	}
 	t := newTracer(opts.io, opts.format == "json")
 	p.client.Observe = t.exchange
 	ro := p.options()
+	ro.StateOf, ro.Now = states.of, opts.env.clock()
+	if err := states.check(ro, opts.flags.state.path, p.streams); err != nil {
+		return err
+	}
+	ro.Checkpoint = func(cp run.Checkpoint) {
+		t.checkpoint(cp)
+		states.set(cp.Stream, cp.State)
+	}
 	ro.Observer = t
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
 	ro.Prefetch = opts.flags.prefetch
@@ -107,10 +121,36 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 			}
 		}
 	}
+	if err := states.close(); err != nil {
+		opts.io.printError(err)
+		return &silentError{code: exitFailure}
+	}
 	if failed > 0 {
 		return &silentError{code: exitFailure}
 	}
 	return nil
+}
+
+// checkpoint shows where an incremental stream's state stands after a slice, and at its end.
+func (t *tracer) checkpoint(cp run.Checkpoint) {
+	if _, ok := cp.State.Get("__ab_no_cursor_state_message"); ok && cp.State.Len() == 1 {
+		return // a full refresh stream
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	text, err := record.Marshal(cp.State)
+	if err != nil {
+		return
+	}
+	if t.json {
+		t.emit(map[string]any{"event": "checkpoint", "stream": cp.Stream, "state": json.RawMessage(text), "final": cp.Final})
+		return
+	}
+	if cp.Final {
+		t.printf("  %s %s\n", t.bold("state at the end:"), text)
+		return
+	}
+	t.printf("    %s %s\n", t.cyan("checkpoint: state"), text)
 }
 
 // tracer prints the events of a read: every HTTP attempt (from the client) and every page
@@ -172,6 +212,9 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 	}
 	if t.json {
 		ev := map[string]any{"event": "stream_start", "stream": ss.Stream, "pagination": ss.Pagination}
+		if ss.Cursor != "" {
+			ev["cursor"] = ss.Cursor
+		}
 		if ss.ParentOf != "" {
 			ev["parent_of"] = ss.ParentOf
 		}
@@ -180,6 +223,10 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 	}
 	if ss.ParentOf != "" {
 		t.printf("  %s %s, read for the partitions of %s (%s)\n", t.bold("parent stream"), t.bold(ss.Stream), ss.ParentOf, ss.Pagination)
+		return
+	}
+	if ss.Cursor != "" {
+		t.printf("%s %s (%s; %s)\n", t.bold("stream"), t.bold(ss.Stream), ss.Pagination, ss.Cursor)
 		return
 	}
 	t.printf("%s %s (%s)\n", t.bold("stream"), t.bold(ss.Stream), ss.Pagination)
@@ -270,7 +317,7 @@ func (t *tracer) Page(ev run.PageEvent) {
 		switch {
 		case partitioned:
 			t.slice = ev.Slice
-			t.printf("  %s %d %s of %s\n", t.bold("slice"), ev.Slice.Number, ev.Slice, ev.Stream)
+			t.printf("  %s %d %s of %s\n", t.bold("slice"), ev.Slice.Number, ev.Slice.Label(), ev.Stream)
 		case t.parentOf[ev.Stream] != "":
 			t.printf("  %s %s (parent of %s)\n", t.bold("pages of"), ev.Stream, t.parentOf[ev.Stream])
 		case !first:

@@ -14,6 +14,10 @@ import (
 // per-partition cursor keeps one global value only.
 const switchToGlobal = 10_000
 
+// maxPartitions is the CDK's DEFAULT_MAX_PARTITIONS_NUMBER: beyond, the cursors of finished
+// partitions are forgotten first, else the oldest.
+const maxPartitions = 25_000
+
 // ParentStater is a router whose parents carry state (incremental_dependency): what the
 // child's state keeps under parent_state.
 type ParentStater interface {
@@ -30,6 +34,8 @@ type partState struct {
 	open       int
 	generating bool
 	seq        int
+	// entry is the partition's entry in the state, made again after each close.
+	entry *record.Object
 }
 
 // perPartition is the CDK's ConcurrentPerPartitionCursor: one cursor per partition, a
@@ -308,6 +314,7 @@ func (p *perPartition) slices(ctx context.Context, c *Cursor, yield func(*slice.
 			continue
 		}
 		if ps == nil {
+			p.evict()
 			ps = &partState{key: key, partition: sorted, cur: p.fromGlobal()}
 			p.parts = append(p.parts, ps)
 			p.byKey[key] = ps
@@ -357,6 +364,21 @@ func (p *perPartition) slices(ctx context.Context, c *Cursor, yield func(*slice.
 	}
 }
 
+// evict forgets partitions, finished ones first, to make room for one more.
+func (p *perPartition) evict() {
+	for len(p.parts) >= maxPartitions {
+		drop := 0
+		for i, q := range p.parts {
+			if q.open == 0 && !q.generating {
+				drop = i
+				break
+			}
+		}
+		delete(p.byKey, p.parts[drop].key)
+		p.parts = append(p.parts[:drop], p.parts[drop+1:]...)
+	}
+}
+
 func (p *perPartition) emit(c *Cursor, ps *partState, sl *slice.Slice, last bool, yield func(*slice.Slice, error) bool) bool {
 	if last {
 		c.mu.Lock()
@@ -399,6 +421,7 @@ func (p *perPartition) close(m *mark, t *Tracker) error {
 		if err := ps.cur.close(m.w, t.max, t.hasMax); err != nil {
 			return err
 		}
+		ps.entry = nil
 	}
 	ps.open--
 	if ps.open == 0 && !ps.generating && !p.useGlobal {
@@ -407,6 +430,9 @@ func (p *perPartition) close(m *mark, t *Tracker) error {
 	}
 	// The parent state of the earliest partition still open, or the newest when all are
 	// closed, is what a resumed read may start the parents from.
+	if len(p.pending) == 0 {
+		return nil
+	}
 	oldestOpen := -1
 	for _, q := range p.parts {
 		if q.open > 0 || q.generating {
@@ -456,10 +482,12 @@ func (p *perPartition) state() *record.Object {
 	if !p.useGlobal {
 		states := make([]any, 0, len(p.parts))
 		for _, q := range p.parts {
-			e := &record.Object{}
-			e.Set("partition", q.partition)
-			e.Set("cursor", q.cur.state())
-			states = append(states, e)
+			if q.entry == nil {
+				q.entry = &record.Object{}
+				q.entry.Set("partition", q.partition)
+				q.entry.Set("cursor", q.cur.state())
+			}
+			states = append(states, q.entry)
 		}
 		out.Set("states", states)
 	}

@@ -201,3 +201,11 @@ func (st *stream) parentIn(ps *manifest.Stream) *record.Object {
 	}
 	return incremental.ParentStateOf(st.in, ps.Name, field)
 }
+
+// describeCursor says what the stream's cursor does, for traces ("" without one).
+func (st *stream) describeCursor() string {
+	if st.cursor == nil {
+		return ""
+	}
+	return st.cursor.Describe()
+}

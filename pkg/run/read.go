@@ -126,7 +126,7 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
 	if o.Observer != nil {
 		ss := StreamStart{Stream: s.Name}
 		if st != nil {
-			ss.Pagination = st.pag.Describe()
+			ss.Pagination, ss.Cursor = st.pag.Describe(), st.describeCursor()
 		}
 		o.Observer.StreamStart(ss)
 	}

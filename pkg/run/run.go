@@ -59,6 +59,8 @@ type StreamStart struct {
 	// ParentOf is set when the stream is read for the partitions of another: its records
 	// are not emitted.
 	ParentOf string
+	// Cursor describes the stream's incremental cursor ("" for a full refresh stream).
+	Cursor string
 }
 
 // Result is the outcome of one stream.
@@ -170,7 +172,7 @@ func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
 	if o.Observer != nil {
 		ss := StreamStart{Stream: s.Name}
 		if st != nil {
-			ss.Pagination = st.pag.Describe()
+			ss.Pagination, ss.Cursor = st.pag.Describe(), st.describeCursor()
 		}
 		o.Observer.StreamStart(ss)
 	}

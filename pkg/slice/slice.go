@@ -82,6 +82,33 @@ func (s *Slice) Truthy() bool {
 // Empty reports the one empty slice of a stream without partitions.
 func (s *Slice) Empty() bool { return !s.Truthy() && s.Lazy == nil }
 
+// Window is the slice's interval when an incremental cursor made one: its start and end
+// as requests carry them.
+func (s *Slice) Window() (start, end string, ok bool) {
+	keys := s.Cursor.Keys()
+	if len(keys) != 2 {
+		return "", "", false
+	}
+	a, _ := s.Cursor.Get(keys[0])
+	b, _ := s.Cursor.Get(keys[1])
+	return template.ToString(a), template.ToString(b), true
+}
+
+// Label shows a slice in a trace: its interval as "start → end", after its partition's
+// keys when it has a partition.
+func (s *Slice) Label() string {
+	start, end, ok := s.Window()
+	if !ok {
+		return s.String()
+	}
+	w := start + " → " + end
+	if s.Partition.Len() == 0 {
+		return w
+	}
+	p := &Slice{Partition: s.Partition, Cursor: &record.Object{}, Extra: s.Extra}
+	return p.String() + " " + w
+}
+
 // String shows the slice's keys for messages and traces: {project_id: 42, parent_slice: {}}.
 func (s *Slice) String() string {
 	var b strings.Builder
