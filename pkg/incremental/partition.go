@@ -36,6 +36,10 @@ type partState struct {
 	seq        int
 	// entry is the partition's entry in the state, made again after each close.
 	entry *record.Object
+	// known is the place of the partition among those this read made (-1: from the input
+	// state): a state lists the partitions up to the one of the slice last closed, so that
+	// it does not depend on how far ahead slices were made.
+	known int
 }
 
 // perPartition is the CDK's ConcurrentPerPartitionCursor: one cursor per partition, a
@@ -62,6 +66,8 @@ type perPartition struct {
 	warnedDu bool
 	// lastMessage is when the last STATE message was due (the CDK emits one per 600 s).
 	lastMessage time.Time
+	// upTo is the place of the partition of the slice last closed.
+	upTo int
 	now         func() time.Time
 }
 
@@ -71,7 +77,7 @@ type pendingParent struct {
 }
 
 func newPerPartition(sp *spec, st *record.Object, global bool, env Env) (*perPartition, error) {
-	p := &perPartition{sp: sp, env: env, byKey: map[string]*partState{}, useGlobal: global, now: env.Now}
+	p := &perPartition{sp: sp, env: env, byKey: map[string]*partState{}, useGlobal: global, now: env.Now, upTo: -1}
 	if p.now == nil {
 		p.now = time.Now
 	}
@@ -127,7 +133,7 @@ func newPerPartition(sp *spec, st *record.Object, global bool, env Env) (*perPar
 					return nil, err
 				}
 				key, sorted := partitionKey(part)
-				ps := &partState{key: key, partition: sorted, cur: c}
+				ps := &partState{key: key, partition: sorted, cur: c, known: -1}
 				if _, dup := p.byKey[key]; !dup {
 					p.parts = append(p.parts, ps)
 				}
@@ -315,7 +321,7 @@ func (p *perPartition) slices(ctx context.Context, c *Cursor, yield func(*slice.
 		}
 		if ps == nil {
 			p.evict()
-			ps = &partState{key: key, partition: sorted, cur: p.fromGlobal()}
+			ps = &partState{key: key, partition: sorted, cur: p.fromGlobal(), known: p.seq}
 			p.parts = append(p.parts, ps)
 			p.byKey[key] = ps
 		}
@@ -412,6 +418,7 @@ func (p *perPartition) due() bool {
 // close takes in a slice of a partition read whole.
 func (p *perPartition) close(m *mark, t *Tracker) error {
 	ps := m.part
+	p.upTo = max(p.upTo, ps.known)
 	if t.hasMax {
 		p.syncedSome = true
 		text := p.sp.tf.format(t.max)
@@ -457,6 +464,7 @@ func (p *perPartition) raise(text string, t time.Time) {
 // finish is the end of the stream: with every partition closed, the global value becomes
 // the greatest seen and the lookback window the read's duration in seconds.
 func (p *perPartition) finish(router slice.Router) {
+	p.upTo = p.seq
 	for _, q := range p.parts {
 		if q.open > 0 || q.generating {
 			return
@@ -482,6 +490,9 @@ func (p *perPartition) state() *record.Object {
 	if !p.useGlobal {
 		states := make([]any, 0, len(p.parts))
 		for _, q := range p.parts {
+			if q.known > p.upTo {
+				continue // made ahead of the slices closed so far
+			}
 			if q.entry == nil {
 				q.entry = &record.Object{}
 				q.entry.Set("partition", q.partition)
