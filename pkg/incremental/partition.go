@@ -68,7 +68,7 @@ type perPartition struct {
 	lastMessage time.Time
 	// upTo is the place of the partition of the slice last closed.
 	upTo int
-	now         func() time.Time
+	now  func() time.Time
 }
 
 type pendingParent struct {
