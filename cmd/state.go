@@ -3,6 +3,8 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -55,6 +57,16 @@ func openState(f stateFlags) (*stateStore, error) {
 		s.file = file
 		if s.out == "" {
 			s.out = f.path
+		}
+	}
+	if s.out != "" {
+		// Found out before the read, not at its first checkpoint.
+		dir := filepath.Dir(s.out)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, usagef("cannot write the state file %s: the folder %s does not exist", s.out, dir)
+		}
+		if fi, err := os.Stat(s.out); err == nil && fi.IsDir() {
+			return nil, usagef("cannot write the state file %s: it is a folder", s.out)
 		}
 	}
 	return s, nil
