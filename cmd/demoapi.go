@@ -28,8 +28,9 @@ func newCmdDemoAPI(io *ioStreams, env *Env, runF func(*demoAPIOptions) error) *c
 		Long: `demo-api serves a small fictional API on a local address, with every authentication method
 (Basic, Bearer, API key in each place, OAuth refresh and client credentials with expiring and
 rotating tokens, session login) and every pagination style (offset, page, cursor in the body,
-in a header, in a Link header, next-page URL). The examples in definitions/ run against it with
-testing-values.example.yaml. It runs until interrupted (Ctrl-C).`,
+in a header, in a Link header, next-page URL), and time-filtered collections (events, the
+reviews of an author: since/until) for incremental reads. The examples in definitions/ run
+against it with testing-values.example.yaml. It runs until interrupted (Ctrl-C).`,
 		Example: `  connector demo-api &
   connector read definitions/offset-pagination.yaml --testing-values testing-values.example.yaml`,
 		Args: func(c *cobra.Command, args []string) error {

@@ -113,13 +113,50 @@ streams:
             request_option: {type: RequestOption, inject_into: request_parameter, field_name: parent}
 `
 
-// files writes the four definitions and a testing values file for base into dir.
+// daily is one stream sliced by day (DatetimeBasedCursor, step P1D) over the generator's
+// 365 days, the window in since and until, one page per slice.
+const daily = `version: 6.5.0
+type: DeclarativeSource
+streams:
+  - type: DeclarativeStream
+    name: daily
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "{{ config['base_url'] }}"
+        path: /daily
+        authenticator:
+          type: BearerAuthenticator
+          api_token: "{{ config['api_token'] }}"
+      record_selector:
+        type: RecordSelector
+        extractor: {type: DpathExtractor, field_path: [data]}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated_at
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "2023-01-01T00:00:00Z"
+      end_datetime: "2023-12-31T23:59:59Z"
+      step: P1D
+      cursor_granularity: PT1S
+      start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}
+      end_time_option: {type: RequestOption, inject_into: request_parameter, field_name: until}
+`
+
+// files writes the five definitions and a testing values file for base into dir.
 func files(dir, base string, pageSize int) (defs map[string]string, values string, err error) {
 	defs = map[string]string{}
-	for _, mode := range []string{"offset", "page", "cursor", "partitioned"} {
+	for _, mode := range []string{"offset", "page", "cursor", "partitioned", "daily"} {
 		path := filepath.Join(dir, mode+".yaml")
-		text := partitioned
-		if mode != "partitioned" {
+		var text string
+		switch mode {
+		case "partitioned":
+			text = partitioned
+		case "daily":
+			text = daily
+		default:
 			text = definition(mode, pageSize)
 		}
 		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {

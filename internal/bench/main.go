@@ -1,7 +1,8 @@
 // Command bench measures connector against a local generator API and a raw-fetch baseline
 // (a plain Go HTTP client requesting the same pages), and prints one table: wall time,
 // records/s and peak RSS of `connector read` for offset, page and cursor pagination, page
-// prefetch against a slow server, the time from process start to the first request, and
+// prefetch against a slow server, partitions and a stream sliced by day (concurrency, and the
+// cost of writing the state file), the time from process start to the first request, and
 // `validate` of a large real definition. Every figure is also given as a ratio to the
 // baseline, and each row says whether its target holds.
 //
@@ -16,9 +17,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -170,6 +173,9 @@ func (b *bench) run(records, big int, stripe string) error {
 	if err := b.partitions(dir); err != nil {
 		return err
 	}
+	if err := b.incremental(dir); err != nil {
+		return err
+	}
 	if err := b.firstRequest(g, defs["offset"], vals); err != nil {
 		return err
 	}
@@ -307,6 +313,100 @@ func (b *bench) partitions(dir string) error {
 		target:   fmt.Sprintf("≥ 10× faster than 1 at a time: %.1f×, output identical: %s, RSS ≤ 40 MB", speedup, yes(same)),
 		hasCheck: true, ok: speedup >= 10 && same && par.RSS <= 40<<20,
 	})
+	return nil
+}
+
+// incremental reads a stream sliced by day over 365 days (one request per slice) from a
+// server that takes 20 ms per request: 8 slices at once against one at a time (same stdout,
+// same final state file), and the cost of writing the state file after every slice (--state)
+// at both concurrencies. The runs with and without --state alternate; the medians of
+// b.repeat runs (at most 3) at concurrency 8 and of one run at concurrency 1 are compared.
+func (b *bench) incremental(dir string) error {
+	const delay, workers = 20 * time.Millisecond, 8
+	g, err := newGenerator(days*perDay, b.pageSize, delay)
+	if err != nil {
+		return err
+	}
+	defer g.close()
+	defs, vals, err := files(dir, g.addr, b.pageSize)
+	if err != nil {
+		return err
+	}
+	statePath := filepath.Join(dir, "daily-state.json")
+	// read runs one read and returns the final state file ("" without --state).
+	read := func(concurrency int, withState bool) (measure, string, error) {
+		args := []string{"read", defs["daily"], "--testing-values", vals, "--concurrency", strconv.Itoa(concurrency)}
+		if withState {
+			if err := os.Remove(statePath); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return measure{}, "", err
+			}
+			args = append(args, "--state", statePath)
+		}
+		m, err := spawn(g, b.bin, args...)
+		if err != nil {
+			return m, "", err
+		}
+		if m.Lines != days*perDay {
+			return m, "", fmt.Errorf("daily read: %d records, want %d", m.Lines, days*perDay)
+		}
+		if !withState {
+			return m, "", nil
+		}
+		state, err := os.ReadFile(statePath)
+		return m, string(state), err
+	}
+	type pair struct {
+		plain, state measure
+		file         string
+	}
+	measurePair := func(concurrency, runs int) (pair, error) {
+		var plains, states []measure
+		var p pair
+		for range runs {
+			m, _, err := read(concurrency, false)
+			if err != nil {
+				return p, err
+			}
+			plains = append(plains, m)
+			m, file, err := read(concurrency, true)
+			if err != nil {
+				return p, err
+			}
+			states = append(states, m)
+			p.file = file
+		}
+		p.plain, p.state = median(plains), median(states)
+		return p, nil
+	}
+	seq, err := measurePair(1, 1)
+	if err != nil {
+		return err
+	}
+	par, err := measurePair(workers, min(b.repeat, 3))
+	if err != nil {
+		return err
+	}
+	const wantState = `{"updated_at":"2023-12-31T21:36:00Z"}`
+	name := fmt.Sprintf("read %d daily slices, +%s/request", days, delay)
+	total := days * perDay
+	cost := func(p pair) float64 { return ratio(p.state.Wall, p.plain.Wall) - 1 }
+	speedup := ratio(seq.state.Wall, par.state.Wall)
+	same := par.state.Sum == seq.state.Sum && par.state.Lines == seq.state.Lines && par.file == seq.file
+	expected := strings.Contains(seq.file, wantState)
+	b.rows = append(b.rows,
+		row{name: name + ", --concurrency 1, no --state", records: total, conn: seq.plain},
+		row{
+			name: name + ", --concurrency 1, --state", records: total, conn: seq.state,
+			target:   fmt.Sprintf("--state ≤ 5%% more wall: %+.1f%%, state %s: %s", 100*cost(seq), wantState, yes(expected)),
+			hasCheck: true, ok: cost(seq) <= 0.05 && expected,
+		},
+		row{name: fmt.Sprintf("%s, --concurrency %d, no --state", name, workers), records: total, conn: par.plain},
+		row{
+			name: fmt.Sprintf("%s, --concurrency %d, --state", name, workers), records: total, conn: par.state,
+			target: fmt.Sprintf("≥ 6× faster than 1 at a time: %.1f×, stdout and state file identical: %s, --state ≤ 5%% more wall: %+.1f%%",
+				speedup, yes(same), 100*cost(par)),
+			hasCheck: true, ok: speedup >= 6 && same && cost(par) <= 0.05,
+		})
 	return nil
 }
 

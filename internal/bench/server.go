@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -59,6 +60,7 @@ func newGenerator(total, pageSize int, delay time.Duration) (*generator, error) 
 	mux.HandleFunc("/cursor", g.cursor)
 	mux.HandleFunc("/parents", g.parentsPage)
 	mux.HandleFunc("/children", g.children)
+	mux.HandleFunc("/daily", g.daily)
 	g.srv = &http.Server{Handler: mux}
 	go g.srv.Serve(ln)
 	return g, nil
@@ -217,4 +219,46 @@ func putID(dst []byte, id int) {
 		dst[i] = byte('0' + id%10)
 		id /= 10
 	}
+}
+
+// Incremental reads: /daily?since=S&until=U serves the `perDay` records of every day of
+// `days` days from firstDay whose updated_at is within [S, U] (both inclusive, format
+// 2006-01-02T15:04:05Z), one page, no pagination: a stream sliced by day asks once a day.
+const (
+	days      = 365
+	perDay    = 10
+	dayFormat = "2006-01-02T15:04:05Z"
+)
+
+var firstDay = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func (g *generator) daily(w http.ResponseWriter, r *http.Request) {
+	if !g.arrive(w, r) {
+		return
+	}
+	since, err1 := time.Parse(dayFormat, r.URL.Query().Get("since"))
+	until, err2 := time.Parse(dayFormat, r.URL.Query().Get("until"))
+	if err1 != nil || err2 != nil {
+		http.Error(w, `{"error":"since and until are required"}`, http.StatusBadRequest)
+		return
+	}
+	b := []byte(`{"data":[`)
+	n := 0
+	step := 24 * time.Hour / perDay
+	for i := range days * perDay {
+		at := firstDay.Add(time.Duration(i) * step)
+		if at.Before(since) || at.After(until) {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = fmt.Appendf(b, `{"id":%d,"updated_at":"%s","name":"Customer %d","email":"customer%d@example.com",`+
+			`"score":12345.678,"tags":["alpha","beta"],"balance":98765432109876543210}`, i+1, at.Format(dayFormat), i+1, i+1)
+	}
+	b = append(b, "]}"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Write(b)
 }

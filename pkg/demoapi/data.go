@@ -17,6 +17,16 @@ type collection struct {
 	records []json.RawMessage
 	// ids are the records' ids when they are not 1, 2, 3… (the books of one author).
 	ids []int
+	// stamps are the records' updated_at (events and reviews only).
+	stamps []time.Time
+}
+
+// id is the id of the record at index i.
+func (c *collection) id(i int) int {
+	if c.ids == nil {
+		return i + 1
+	}
+	return c.ids[i]
 }
 
 // after returns the index that follows the record with the given id, and whether there is

@@ -41,7 +41,8 @@ type Options struct {
 	Now            func() time.Time // clock for token expiry (default time.Now)
 	AccessTokenTTL time.Duration    // OAuth access token lifetime (default 1h)
 	SessionTTL     time.Duration    // session token lifetime (default 30m)
-	Records        int              // records per collection (default 250)
+	Records        int              // records of books and authors (default 250)
+	Events         int              // records of events and reviews (default 500)
 	Log            io.Writer        // if non-nil, one line per request: "GET /v1/... 200"
 }
 
@@ -70,9 +71,10 @@ type TokenRequest struct {
 
 // Server is the demo API with state inspection for tests. Use New.
 type Server struct {
-	opts        Options
-	collections map[string]*collection
-	byAuthor    map[int]*collection // the books of each author id
+	opts            Options
+	collections     map[string]*collection
+	byAuthor        map[int]*collection // the books of each author id
+	reviewsByAuthor map[int]*collection // the reviews of each author id
 
 	mu           sync.Mutex
 	stats        Stats
@@ -101,14 +103,21 @@ func New(opts Options) *Server {
 	if opts.Records <= 0 {
 		opts.Records = DefaultRecords
 	}
+	if opts.Events <= 0 {
+		opts.Events = DefaultEvents
+	}
+	collections := newCollections(opts.Records)
+	events, reviews := timedCollections(opts.Events)
+	collections["events"], collections["reviews"] = events, reviews
 	return &Server{
-		opts:         opts,
-		collections:  newCollections(opts.Records),
-		byAuthor:     booksByAuthor(opts.Records),
-		accessTokens: map[string]time.Time{},
-		sessions:     map[string]time.Time{},
-		usedRotating: map[string]bool{},
-		flaky:        map[string]int{},
+		opts:            opts,
+		collections:     collections,
+		byAuthor:        booksByAuthor(opts.Records),
+		reviewsByAuthor: reviewsByAuthor(reviews),
+		accessTokens:    map[string]time.Time{},
+		sessions:        map[string]time.Time{},
+		usedRotating:    map[string]bool{},
+		flaky:           map[string]int{},
 	}
 }
 
@@ -180,18 +189,18 @@ func (s *Server) route(w *recorder, r *http.Request) {
 	}
 }
 
-// data serves /v1/{area}/{collection}[/{style}] and /v1/{area}/authors/{id}/books[/{style}].
+// data serves /v1/{area}/{collection}[/{style}] and /v1/{area}/authors/{id}/{books|reviews}[/{style}].
 func (s *Server) data(w *recorder, r *http.Request) {
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/v1/"), "/")
-	author := 0 // the author of /v1/{area}/authors/{id}/books
-	if len(parts) >= 4 && parts[1] == "authors" && parts[3] == "books" {
+	author := 0 // the author of /v1/{area}/authors/{id}/books or /reviews
+	if len(parts) >= 4 && parts[1] == "authors" && (parts[3] == "books" || parts[3] == "reviews") {
 		id, err := strconv.Atoi(parts[2])
 		if err != nil || id < 1 {
-			writeError(w, http.StatusNotFound, "not_found", "expected /v1/{area}/authors/{id}/books[/{pagination}] with a numeric id, got "+quote(parts[2]))
+			writeError(w, http.StatusNotFound, "not_found", "expected /v1/{area}/authors/{id}/"+parts[3]+"[/{pagination}] with a numeric id, got "+quote(parts[2]))
 			return
 		}
 		author = id
-		parts = append([]string{parts[0], "books"}, parts[4:]...)
+		parts = append([]string{parts[0], parts[3]}, parts[4:]...)
 	}
 	if len(parts) < 2 || len(parts) > 3 {
 		writeError(w, http.StatusNotFound, "not_found", "expected /v1/{area}/{collection}[/{pagination}] or /v1/{area}/authors/{id}/books[/{pagination}]")
@@ -230,11 +239,15 @@ func (s *Server) data(w *recorder, r *http.Request) {
 		err.write(w)
 		return
 	}
-	if c.name == "books" {
+	if c.name == "books" || c.name == "reviews" {
 		if c, err = s.authorFilter(q, author, c); err != nil {
 			err.write(w)
 			return
 		}
+	}
+	if c, err = timeFilter(q, c); err != nil {
+		err.write(w)
+		return
 	}
 	w.data = true
 	if err := style(w, r, q, c); err != nil {
@@ -242,9 +255,9 @@ func (s *Server) data(w *recorder, r *http.Request) {
 	}
 }
 
-// authorFilter narrows the books to those of one author: the author of the path (author >
-// 0), or the author_id parameter. An author that does not exist is a 404; one without
-// books has an empty list.
+// authorFilter narrows the books (or reviews) to those of one author: the author of the
+// path (author > 0), or the author_id parameter. An author that does not exist is a 404;
+// one without books has an empty list.
 func (s *Server) authorFilter(q *request, author int, books *collection) (*collection, *apiError) {
 	text, given, err := q.param("author_id")
 	if err != nil {
@@ -265,10 +278,7 @@ func (s *Server) authorFilter(q *request, author int, books *collection) (*colle
 	if author > s.opts.Records {
 		return nil, &apiError{status: http.StatusNotFound, code: "not_found", message: fmt.Sprintf("no author %d (authors are 1 to %d)", author, s.opts.Records)}
 	}
-	if c := s.byAuthor[author]; c != nil {
-		return c, nil
-	}
-	return &collection{name: "books"}, nil
+	return s.childOf(books.name, author), nil
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
@@ -284,9 +294,11 @@ const indexText = `connector demo API: a fictional bookshop. Demo values only.
 
 Data:     GET|POST /v1/{area}/{collection}[/{pagination}]
           GET|POST /v1/{area}/authors/{id}/books[/{pagination}]   (or books?author_id=id)
+          GET|POST /v1/{area}/authors/{id}/reviews[/{pagination}] (or reviews?author_id=id)
   areas:       public basic bearer apikey-header apikey-query apikey-form
                apikey-json apikey-json-nested oauth session
-  collections: books authors
+  collections: books authors events reviews
+  events and reviews: since= until= (inclusive, 2024-03-01T00:00:00Z) filter updated_at
   pagination:  offset (default) pages pages-from-zero cursor cursor-header
                link link-relative next-url after array range repeat-cursor
 Tokens:   POST /oauth/token  /oauth/rotating/token  /oauth/dated/token

@@ -64,6 +64,18 @@
 // have 5 each, the others none), paginated in any style, for partition routers. An author
 // beyond the collection is a 404.
 //
+// # Time-filtered collections, for incremental reads
+//
+//	GET|POST /v1/{area}/events[/{pagination}]?since=S&until=U
+//	GET|POST /v1/{area}/authors/{id}/reviews[/{pagination}]?since=S&until=U   (or reviews?author_id={id})
+//
+// events and reviews have Options.Events records (default 500) with an "updated_at" that
+// does not follow the clock: event n is at 2024-01-01T00:00:00Z + (n-1) × 17h34m05s (500
+// events fill 2024), review n three hours later, about author (n-1 mod 50) + 1. since and
+// until (query, body property, or X-Since / X-Until; format 2006-01-02T15:04:05Z, UTC) keep
+// the records with since <= updated_at <= until, then the page is cut in any pagination
+// style. since after until, or another format, is a 400. books and authors ignore them.
+//
 // # Token endpoints
 //
 //	POST /oauth/token           grant_type refresh_token (demo-refresh-token, reusable) or

@@ -91,6 +91,8 @@ var paramHeaders = map[string]string{
 	"starting_after": "X-Starting-After",
 	"range":          "X-Range",
 	"author_id":      "X-Author-Id",
+	"since":          "X-Since",
+	"until":          "X-Until",
 }
 
 // param finds a pagination parameter in the query string, the POST body
