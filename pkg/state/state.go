@@ -210,9 +210,37 @@ func (f *File) message(v any, where string) error {
 		}
 		return nil
 	case "GLOBAL":
-		return f.fail("%s: a GLOBAL state (shared by all streams, as database sources write) is not one a declarative connector reads; give each stream its own STREAM state", orTop(where))
+		// As the CDK reads one: the per-stream states inside; a shared state is for database
+		// sources, not for a declarative connector.
+		g, ok := get[*record.Object](o, "global")
+		if !ok {
+			return f.fail("%s: a GLOBAL state message needs a `global` object", orTop(where))
+		}
+		if sh, _ := g.Get("shared_state"); sh != nil {
+			if so, isObj := sh.(*record.Object); !isObj || so.Len() > 0 {
+				return f.fail("%s: a GLOBAL state with a shared_state (as database sources write) is not one a declarative connector reads; give each stream its own STREAM state", at("global"))
+			}
+		}
+		list, _ := g.Get("stream_states")
+		states, ok := list.([]any)
+		if !ok && list != nil {
+			return f.fail("%s: `stream_states` must be a list", at("global"))
+		}
+		for i, e := range states {
+			eo, isObj := e.(*record.Object)
+			if !isObj {
+				return f.fail("%s[%d]: a stream state must be an object", at("global.stream_states"), i)
+			}
+			wrapped := &record.Object{}
+			wrapped.Set("type", "STREAM")
+			wrapped.Set("stream", eo)
+			if err := f.message(wrapped, fmt.Sprintf("%s[%d]", at("global.stream_states"), i)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return f.fail("%s: unknown state message type %v (STREAM, LEGACY)", orTop(where), t)
+	return f.fail("%s: unknown state message type %v (STREAM, GLOBAL, LEGACY)", orTop(where), t)
 }
 
 func orTop(where string) string {

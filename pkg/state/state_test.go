@@ -46,9 +46,10 @@ func TestReadErrors(t *testing.T) {
 		`[{"type":"STREAM","stream":{"stream_state":{}}}]`:                                 `state.json: [0].stream: missing ` + "`stream_descriptor`",
 		`[{"type":"STREAM","stream":{"stream_descriptor":{},"stream_state":{}}}]`:          `state.json: [0].stream.stream_descriptor: missing the stream ` + "`name`",
 		`[{"type":"STREAM","stream":{"stream_descriptor":{"name":"a"},"stream_state":3}}]`: `state.json: [0].stream: ` + "`stream_state`" + ` must be an object, not a number`,
-		`{"orders":[1]}`:           `state.json: the state of stream "orders" must be an object, not a list`,
-		`[{"type":"GLOBAL"}]`:      `state.json: [0]: a GLOBAL state (shared by all streams, as database sources write) is not one a declarative connector reads; give each stream its own STREAM state`,
-		`[{"type":"BOGUS"}]`:       `state.json: [0]: unknown state message type BOGUS (STREAM, LEGACY)`,
+		`{"orders":[1]}`:      `state.json: the state of stream "orders" must be an object, not a list`,
+		`[{"type":"GLOBAL"}]`: "state.json: [0]: a GLOBAL state message needs a `global` object",
+		`[{"type":"GLOBAL","global":{"shared_state":{"lsn":1},"stream_states":[]}}]`: `state.json: [0].global: a GLOBAL state with a shared_state (as database sources write) is not one a declarative connector reads; give each stream its own STREAM state`,
+		`[{"type":"BOGUS"}]`:       `state.json: [0]: unknown state message type BOGUS (STREAM, GLOBAL, LEGACY)`,
 		"{\"type\":\"RECORD\"}\n{": `state.json: line 2: invalid JSON at byte 1: expected a key`,
 	} {
 		_, err := Parse("state.json", []byte(text))
@@ -94,5 +95,18 @@ func TestMissingFileIsEmptyAndWriteKeepsOthers(t *testing.T) {
 	os.WriteFile(path, []byte(strings.Repeat(" ", maxFile+1)), 0o600)
 	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
 		t.Errorf("a huge file: %v", err)
+	}
+}
+
+// TestGlobalStateMessage: a GLOBAL message without a shared state gives the per-stream
+// states inside, as the CDK reads it.
+func TestGlobalStateMessage(t *testing.T) {
+	f, err := Parse("state.json", []byte(`[{"type":"GLOBAL","global":{"shared_state":{},"stream_states":[{"stream_descriptor":{"name":"events"},"stream_state":{"updated_at":"2024-03-02T00:00:00Z"}}]}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := record.Marshal(f.Get("events"))
+	if err != nil || string(got) != `{"updated_at":"2024-03-02T00:00:00Z"}` {
+		t.Errorf("events: %s, %v", got, err)
 	}
 }
