@@ -158,20 +158,30 @@ func TestIncrementalConcurrencyKeepsOutputAndState(t *testing.T) {
 
 var (
 	binOnce sync.Once
+	binDir  string
 	binPath string
 	binErr  error
 )
+
+// TestMain removes the program connectorBinary built, once every test is done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 // connectorBinary builds the program once for the tests that run it as a process.
 func connectorBinary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "connector-bin")
-		if err != nil {
+		var err error
+		if binDir, err = os.MkdirTemp("", "connector-bin"); err != nil {
 			binErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "connector")
+		binPath = filepath.Join(binDir, "connector")
 		build := exec.Command("go", "build", "-o", binPath, ".")
 		build.Dir = ".." // the module root
 		if out, err := build.CombinedOutput(); err != nil {
