@@ -6,9 +6,10 @@
 //	[{"type":"STREAM","stream":{"stream_descriptor":{"name":"orders"},"stream_state":{"updated_at":"2024-01-05"}}}]
 //
 // Read also takes the older mapping of stream names to states ({"orders": {…}}), the STATE
-// messages a `read --format airbyte` writes (one per line, the last of each stream wins), and
-// a single message. A stream's state is kept as it was written (key order, numbers' spelling);
-// the states of streams a read does not touch are written back unchanged.
+// messages a `read --format airbyte` writes (one per line, the last of each stream wins), a
+// single message, and the per-stream states of a GLOBAL message (as the CDK reads them). A
+// stream's state is kept as it was written (key order, numbers' spelling); the states of
+// streams a read does not touch are written back unchanged.
 package state
 
 import (
@@ -176,25 +177,7 @@ func (f *File) message(v any, where string) error {
 		if !ok {
 			return f.fail("%s: a STREAM state message needs a `stream` object", orTop(where))
 		}
-		d, ok := get[*record.Object](s, "stream_descriptor")
-		if !ok {
-			return f.fail("%s: missing `stream_descriptor`", at("stream"))
-		}
-		name, ok := get[string](d, "name")
-		if !ok || name == "" {
-			return f.fail("%s: missing the stream `name`", at("stream.stream_descriptor"))
-		}
-		ns, _ := get[string](d, "namespace")
-		st, present := s.Get("stream_state")
-		obj, isObj := st.(*record.Object)
-		switch {
-		case !present || st == nil:
-			obj = &record.Object{}
-		case !isObj:
-			return f.fail("%s: `stream_state` must be an object, not %s", at("stream"), kind(st))
-		}
-		f.set(name, ns, obj)
-		return nil
+		return f.streamState(s, at("stream"))
 	case "LEGACY":
 		data, ok := get[*record.Object](o, "data")
 		if !ok {
@@ -210,37 +193,57 @@ func (f *File) message(v any, where string) error {
 		}
 		return nil
 	case "GLOBAL":
-		// As the CDK reads one: the per-stream states inside; a shared state is for database
-		// sources, not for a declarative connector.
+		// The CDK reads the per-stream states of a GLOBAL state; a shared state is one
+		// only database sources write.
 		g, ok := get[*record.Object](o, "global")
 		if !ok {
 			return f.fail("%s: a GLOBAL state message needs a `global` object", orTop(where))
 		}
-		if sh, _ := g.Get("shared_state"); sh != nil {
-			if so, isObj := sh.(*record.Object); !isObj || so.Len() > 0 {
-				return f.fail("%s: a GLOBAL state with a shared_state (as database sources write) is not one a declarative connector reads; give each stream its own STREAM state", at("global"))
+		if shared, ok := g.Get("shared_state"); ok && shared != nil {
+			if so, isObj := shared.(*record.Object); !isObj || so.Len() > 0 {
+				return f.fail("%s: a GLOBAL state with a `shared_state` (as database sources write) is not one a declarative connector reads; give each stream its own STREAM state", at("global"))
 			}
 		}
 		list, _ := g.Get("stream_states")
 		states, ok := list.([]any)
 		if !ok && list != nil {
-			return f.fail("%s: `stream_states` must be a list", at("global"))
+			return f.fail("%s: `stream_states` must be a list, not %s", at("global"), kind(list))
 		}
 		for i, e := range states {
-			eo, isObj := e.(*record.Object)
-			if !isObj {
-				return f.fail("%s[%d]: a stream state must be an object", at("global.stream_states"), i)
+			s, ok := e.(*record.Object)
+			if !ok {
+				return f.fail("%s must be an object, not %s", at(fmt.Sprintf("global.stream_states[%d]", i)), kind(e))
 			}
-			wrapped := &record.Object{}
-			wrapped.Set("type", "STREAM")
-			wrapped.Set("stream", eo)
-			if err := f.message(wrapped, fmt.Sprintf("%s[%d]", at("global.stream_states"), i)); err != nil {
+			if err := f.streamState(s, at(fmt.Sprintf("global.stream_states[%d]", i))); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return f.fail("%s: unknown state message type %v (STREAM, GLOBAL, LEGACY)", orTop(where), t)
+	return f.fail("%s: unknown state message type %v (STREAM, LEGACY)", orTop(where), t)
+}
+
+// streamState reads one {"stream_descriptor": …, "stream_state": …} found at where.
+func (f *File) streamState(s *record.Object, where string) error {
+	d, ok := get[*record.Object](s, "stream_descriptor")
+	if !ok {
+		return f.fail("%s: missing `stream_descriptor`", where)
+	}
+	name, ok := get[string](d, "name")
+	if !ok || name == "" {
+		return f.fail("%s: missing the stream `name`", where+".stream_descriptor")
+	}
+	ns, _ := get[string](d, "namespace")
+	st, present := s.Get("stream_state")
+	obj, isObj := st.(*record.Object)
+	switch {
+	case !present || st == nil:
+		obj = &record.Object{}
+	case !isObj:
+		return f.fail("%s: `stream_state` must be an object, not %s", where, kind(st))
+	}
+	f.set(name, ns, obj)
+	return nil
 }
 
 func orTop(where string) string {

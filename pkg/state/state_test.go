@@ -17,6 +17,8 @@ func TestReadEveryForm(t *testing.T) {
 		"list":    list,
 		"mapping": `{"orders":{"updated_at":"2024-01-05","n":1.50},"users":{"id":7}}`,
 		"legacy":  `{"type":"LEGACY","data":{"orders":{"updated_at":"2024-01-05","n":1.50},"users":{"id":7}}}`,
+		"global": `[{"type":"GLOBAL","global":{"shared_state":{},"stream_states":[{"stream_descriptor":{"name":"orders"},"stream_state":{"updated_at":"2024-01-05","n":1.50}},
+		{"stream_descriptor":{"name":"users","namespace":null},"stream_state":{"id":7}}]}}]`,
 		"read output lines": `{"type":"RECORD","record":{"stream":"orders","data":{}}}
 {"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"orders"},"stream_state":{"updated_at":"2024-01-01"}},"sourceStats":{"recordCount":1.0}}}
 {"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"orders"},"stream_state":{"updated_at":"2024-01-05","n":1.50}}}}
@@ -47,9 +49,10 @@ func TestReadErrors(t *testing.T) {
 		`[{"type":"STREAM","stream":{"stream_descriptor":{},"stream_state":{}}}]`:          `state.json: [0].stream.stream_descriptor: missing the stream ` + "`name`",
 		`[{"type":"STREAM","stream":{"stream_descriptor":{"name":"a"},"stream_state":3}}]`: `state.json: [0].stream: ` + "`stream_state`" + ` must be an object, not a number`,
 		`{"orders":[1]}`:      `state.json: the state of stream "orders" must be an object, not a list`,
-		`[{"type":"GLOBAL"}]`: "state.json: [0]: a GLOBAL state message needs a `global` object",
-		`[{"type":"GLOBAL","global":{"shared_state":{"lsn":1},"stream_states":[]}}]`: `state.json: [0].global: a GLOBAL state with a shared_state (as database sources write) is not one a declarative connector reads; give each stream its own STREAM state`,
-		`[{"type":"BOGUS"}]`:       `state.json: [0]: unknown state message type BOGUS (STREAM, GLOBAL, LEGACY)`,
+		`[{"type":"GLOBAL"}]`: `state.json: [0]: a GLOBAL state message needs a ` + "`global`" + ` object`,
+		`[{"type":"GLOBAL","global":{"shared_state":{"lsn":1},"stream_states":[]}}]`: `state.json: [0].global: a GLOBAL state with a ` + "`shared_state`" + ` (as database sources write) is not one a declarative connector reads; give each stream its own STREAM state`,
+		`[{"type":"GLOBAL","global":{"stream_states":[{"stream_state":{}}]}}]`:       `state.json: [0].global.stream_states[0]: missing ` + "`stream_descriptor`",
+		`[{"type":"BOGUS"}]`:       `state.json: [0]: unknown state message type BOGUS (STREAM, LEGACY)`,
 		"{\"type\":\"RECORD\"}\n{": `state.json: line 2: invalid JSON at byte 1: expected a key`,
 	} {
 		_, err := Parse("state.json", []byte(text))
