@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestStateFileFolderCheckedBeforeTheRead: a --state or --state-out in a folder that does
@@ -56,5 +57,44 @@ func TestFullRefreshStreamStateIsNoCursor(t *testing.T) {
 	}
 	if res.Stderr != "" {
 		t.Errorf("stderr %q, want nothing for a full refresh stream", res.Stderr)
+	}
+}
+
+// TestStateDelegatingRetentionPeriod: a StateDelegatingStream whose state is older than its
+// api_retention_period reads its full refresh stream (with a note), as the CDK does; a
+// recent state, or a full refresh's own state, reads the incremental stream.
+func TestStateDelegatingRetentionPeriod(t *testing.T) {
+	t.Parallel()
+	manifest, err := os.ReadFile("testdata/incremental-cdk/state-delegating/manifest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := writeFile(t, "def.yaml", strings.Replace(string(manifest),
+		"  - type: StateDelegatingStream\n    name: customers\n",
+		"  - type: StateDelegatingStream\n    name: customers\n    api_retention_period: P30D\n", 1))
+	api := newRecorder(t, e2eAnswer(`{"data":[]}`))
+	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\nstart_date: 2024-03-01T00:00:00Z\nend_date: 2024-03-10T00:00:00Z\n")
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.Date(2024, 3, 20, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		name, state, path, note string
+	}{
+		{"recent", `{"customers":{"updated":"2024-03-04T10:00:00Z"}}`, "/customer_events", ""},
+		{"old", `{"customers":{"updated":"2024-01-04T10:00:00Z"}}`, "/customers", "older than the API's retention period of P30D (cutoff 2024-02-19T00:00:00Z)"},
+		{"full refresh state", `{"customers":{"__ab_no_cursor_state_message":true}}`, "/customer_events", ""},
+	} {
+		st := writeFile(t, "state-"+strings.ReplaceAll(c.name, " ", "-")+".json", c.state)
+		before := len(api.requests())
+		res := runCLIEnv(t, env, "", "read", def, "--testing-values", vals, "--state", st)
+		if res.Code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, res.Code, res.Stderr)
+		}
+		reqs := api.requests()[before:]
+		if len(reqs) != 1 || !strings.HasPrefix(reqs[0].URL, c.path+"?") && reqs[0].URL != c.path {
+			t.Errorf("%s: requests %v, want one to %s", c.name, reqs, c.path)
+		}
+		if got := strings.Contains(res.Stderr, "retention period"); got != (c.note != "") || c.note != "" && !strings.Contains(res.Stderr, c.note) {
+			t.Errorf("%s: stderr %q, want the note %q", c.name, res.Stderr, c.note)
+		}
 	}
 }

@@ -337,3 +337,38 @@ func (c *Cursor) Describe() string {
 var errNotNumber = errors.New("not a number")
 
 var inf = math.Inf(1)
+
+// StateTime is the cursor value a DatetimeBasedCursor's state stands at (the value under the
+// cursor field, or the first interval of a date-range state), for a StateDelegatingStream's
+// api_retention_period; ok is false when the state holds none that parses.
+func StateTime(m *manifest.Incremental, st *record.Object, env Env) (time.Time, bool) {
+	if m.Type != manifest.DatetimeCursor || st == nil {
+		return time.Time{}, false
+	}
+	vars := map[string]any{"config": env.Config, "parameters": params(m.Parameters)}
+	field, err := m.CursorField.Render(vars)
+	if err != nil {
+		return time.Time{}, false
+	}
+	tf := newTimeFormat(m.DatetimeFormat, m.CursorDatetimeFormats)
+	v, ok := st.Get(field)
+	if t, _ := st.Get("state_type"); t == "date-range" {
+		list, _ := st.Get("slices")
+		ss, _ := list.([]any)
+		if len(ss) == 0 {
+			return time.Time{}, false
+		}
+		first, _ := ss[0].(*record.Object)
+		if first == nil {
+			return time.Time{}, false
+		}
+		if v, ok = first.Get("most_recent_cursor_value"); !ok || v == nil {
+			v, ok = first.Get("end")
+		}
+	}
+	if !ok || v == nil {
+		return time.Time{}, false
+	}
+	t, err := tf.parse(v)
+	return t, err == nil
+}

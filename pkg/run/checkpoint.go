@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"connector/pkg/incremental"
 	"connector/pkg/manifest"
 	"connector/pkg/record"
 	"connector/pkg/slice"
+	"connector/pkg/template"
 )
 
 // stateOf is the input state of a stream.
@@ -20,15 +22,15 @@ func (o *Options) stateOf(name string) *record.Object {
 }
 
 // resolve is the stream a StateDelegatingStream reads: its incremental stream when it has a
-// state (any state, as the CDK decides), else its full refresh stream; other streams are
-// themselves.
-func resolve(s *manifest.Stream, in *record.Object) *manifest.Stream {
+// state (any state, as the CDK decides) that is not older than its api_retention_period,
+// else its full refresh stream; other streams are themselves.
+func (o *Options) resolve(s *manifest.Stream, in *record.Object) *manifest.Stream {
 	d := s.Delegating
 	if d == nil {
 		return s
 	}
 	pick := d.FullRefresh
-	if in != nil && in.Len() > 0 {
+	if in != nil && in.Len() > 0 && !o.pastRetention(s, in) {
 		pick = d.Incremental
 	}
 	out := *pick
@@ -41,7 +43,7 @@ func resolve(s *manifest.Stream, in *record.Object) *manifest.Stream {
 func CheckState(o *Options, streams []*manifest.Stream) error {
 	for _, s := range streams {
 		in := o.stateOf(s.Name)
-		s = resolve(s, in)
+		s = o.resolve(s, in)
 		if s.Incremental == nil || in == nil {
 			continue
 		}
@@ -208,4 +210,45 @@ func (st *stream) describeCursor() string {
 		return ""
 	}
 	return st.cursor.Describe()
+}
+
+// pastRetention says whether the state of a StateDelegatingStream is older than the API
+// keeps data (api_retention_period): the read then falls back to its full refresh stream,
+// as the CDK does, rather than miss what the API no longer lists.
+func (o *Options) pastRetention(s *manifest.Stream, in *record.Object) bool {
+	d := s.Delegating
+	if d.APIRetentionPeriod == "" {
+		return false
+	}
+	if _, ok := in.Get("__ab_no_cursor_state_message"); ok && in.Len() == 1 {
+		return false // a full refresh just read everything: as recent as now
+	}
+	warn := func(text string) {
+		if o.Warn != nil {
+			o.Warn(text)
+		}
+	}
+	period := d.APIRetentionPeriod
+	if t, err := template.Compile(period, []string{"config"}); err == nil {
+		if text, err := t.Render(map[string]any{"config": o.Config}); err == nil {
+			period = text
+		}
+	}
+	dur, err := template.ParseDuration(period)
+	if err != nil {
+		warn(fmt.Sprintf("%s: api_retention_period %q is not an ISO 8601 duration; the state is used as it is", s.Name, period))
+		return false
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	cutoff := dur.SubFrom(now().UTC())
+	t, ok := incremental.StateTime(d.Incremental.Incremental, in, o.cursorEnv(nil))
+	if ok && !t.Before(cutoff) {
+		return false
+	}
+	warn(fmt.Sprintf("%s: the state's cursor value is older than the API's retention period of %s (cutoff %s): reading the full refresh stream so that nothing is lost",
+		s.Name, period, cutoff.Format("2006-01-02T15:04:05Z")))
+	return true
 }

@@ -59,7 +59,7 @@ const recordBytes = 128
 // newStream prepares the read of s; parentOf names the stream it is read for, when it is a
 // parent.
 func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Object) (*stream, error) {
-	s = resolve(s, in)
+	s = o.resolve(s, in)
 	st := &stream{o: o, s: s, parentOf: parentOf, in: in}
 	pag, err := paginate.New(s.Paginator, o.Config)
 	if err != nil {
