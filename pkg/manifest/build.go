@@ -225,7 +225,12 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 	if in := c.get("incremental_sync"); !isEmpty(in) {
 		s.Incremental, incOK = l.incremental(in, c.fieldPath("incremental_sync"), c.params, nil)
 	}
-	l.unsupportedValue(c.get("transformations"), c.fieldPath("transformations"), "transformations")
+	if tn := c.get("transformations"); !isEmpty(tn) {
+		var good bool
+		if s.Transformations, good = l.transformations(tn, c.fieldPath("transformations"), c.params); !good {
+			incOK = false
+		}
+	}
 	l.unsupportedValue(c.get("file_uploader"), c.fieldPath("file_uploader"), "FileUploader")
 	if sl := c.get("schema_loader"); sl != nil && sl.Kind != yaml.MappingNode && sl.Kind != yaml.SequenceNode && !isRefString(sl) {
 		l.at(sl, c.fieldPath("schema_loader"), diag.CodeType, fmt.Sprintf("`schema_loader` must be a mapping or a list, not %s", kindName(sl)), "")
@@ -725,7 +730,9 @@ func (l *loader) selector(n *yaml.Node, path string, parent *params) *Selector {
 		l.unsupportedValue(sn, c.fieldPath("schema_normalization"), "schema_normalization")
 		good = false
 	}
-	l.boolField(c, "transform_before_filtering")
+	if v, set := l.boolField(c, "transform_before_filtering"); set && !v {
+		sel.FilterFirst = true
+	}
 	if en := c.require("extractor"); en != nil {
 		ec, ok := l.component(en, c.fieldPath("extractor"), c.params, "DpathExtractor")
 		switch {

@@ -55,6 +55,8 @@ type Stream struct {
 	Incremental *Incremental
 	// Delegating is set for a StateDelegatingStream: the stream read depends on the state.
 	Delegating *Delegating
+	// Transformations are applied to each record, in order.
+	Transformations []*Transformation
 	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
 	// the partition's request options go on the first request of a slice only.
 	IgnoreSlicerOnPaginated bool
@@ -84,8 +86,11 @@ type Selector struct {
 	// FieldPath segments; "*" matches every key or index. Empty means the whole body.
 	FieldPath []*template.Template
 	// Filter is the RecordFilter condition (variable `record`), nil when absent.
-	Filter     *template.Template
-	Parameters map[string]any
+	Filter *template.Template
+	// FilterFirst is transform_before_filtering: false: the filter sees the records before
+	// the transformations (the CDK's default is after).
+	FilterFirst bool
+	Parameters  map[string]any
 }
 
 // Authenticator types, as written in definitions.

@@ -10,6 +10,7 @@ import (
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/template"
+	"connector/pkg/transform"
 )
 
 // handle is one page of the pipeline: extract its records, pass them through the filter to
@@ -128,10 +129,24 @@ func quoteExcerpt(excerpt string) string {
 func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit Limit, leftOut bool, err error) {
 	o := r.st.o
 	filter := r.st.s.Selector.Filter
+	chain := r.st.transform
 	var vars map[string]any
-	if filter != nil {
-		vars = withParams(r.sv.vars(o.Config, p.token, p.first), r.st.s.Selector.Parameters)
+	if filter != nil || chain != nil {
+		vars = r.sv.vars(o.Config, p.token, p.first)
 	}
+	var fvars map[string]any
+	if filter != nil {
+		fvars = withParams(vars, r.st.s.Selector.Parameters)
+	}
+	keep := func(value any) (bool, error) {
+		fvars["record"] = value
+		v, err := filter.Eval(fvars)
+		if err != nil {
+			return false, fmt.Errorf("record_filter: %w", err)
+		}
+		return template.Truthy(v), nil
+	}
+	filterFirst := r.st.s.Selector.FilterFirst
 	if r.track != nil {
 		if err := r.track.EndNow(); err != nil {
 			return 0, Limit{}, false, fmt.Errorf("incremental_sync end_datetime: %w", err)
@@ -143,26 +158,54 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 	r.batch = r.batch[:0]
 	for i := range page.Records {
 		rec := &page.Records[i]
-		if filter != nil {
-			vars["record"] = rec.Value
-			v, err := filter.Eval(vars)
-			if err != nil {
-				return emitted, Limit{}, false, fmt.Errorf("record_filter: %w", err)
-			}
-			if !template.Truthy(v) {
-				continue
-			}
-		}
-		if r.track != nil {
-			keep, err := r.track.Keep(rec.Raw)
+		if filter != nil && (chain == nil || filterFirst) {
+			ok, err := keep(rec.Value)
 			if err != nil {
 				return emitted, Limit{}, false, err
 			}
-			if !keep {
+			if !ok {
 				continue
 			}
 		}
-		r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+		var obj *record.Object
+		if chain != nil {
+			var err error
+			if obj, err = r.transform(chain, rec.Raw, vars); err != nil {
+				return emitted, Limit{}, false, err
+			}
+			if obj != nil {
+				rec.Value = obj // the filter after and the paginator see the edited record
+			}
+			if filter != nil && !filterFirst {
+				ok, err := keep(rec.Value)
+				if err != nil {
+					return emitted, Limit{}, false, err
+				}
+				if !ok {
+					continue
+				}
+			}
+		}
+		if r.track != nil {
+			var ok bool
+			var err error
+			if obj != nil {
+				ok, err = r.track.KeepObject(obj)
+			} else {
+				ok, err = r.track.Keep(rec.Raw)
+			}
+			if err != nil {
+				return emitted, Limit{}, false, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		if obj != nil {
+			r.batch = append(r.batch, record.Record{Object: obj})
+		} else {
+			r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+		}
 		emitted++
 		r.res.records++
 		if o.MaxRecords > 0 && r.recordsBefore+r.res.records >= o.MaxRecords {
@@ -176,6 +219,23 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 	}
 	clear(r.batch) // drop the references into the body
 	return emitted, limit, leftOut, err
+}
+
+// transform decodes a record into an ordered object and applies the stream's
+// transformations to it; a record that is not an object is left as it is (nil).
+func (r *sliceReader) transform(chain *transform.Chain, raw []byte, vars map[string]any) (*record.Object, error) {
+	v, err := record.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := v.(*record.Object)
+	if !ok {
+		return nil, nil
+	}
+	if err := chain.Apply(obj, vars); err != nil {
+		return nil, err
+	}
+	return obj, nil
 }
 
 // pageInfo is what the paginator learns from a page.

@@ -17,6 +17,7 @@ import (
 	"connector/pkg/request"
 	"connector/pkg/slice"
 	"connector/pkg/template"
+	"connector/pkg/transform"
 )
 
 // stream is what does not change while a stream is read: made once, shared by its slices.
@@ -41,6 +42,8 @@ type stream struct {
 	predictor *paginate.Predictor
 	// skipped counts, per parent, the records without a value at parent_key.
 	skipped []Skipped
+	// transform is the stream's transformations (nil: none; records are emitted as sent).
+	transform *transform.Chain
 	// in is the stream's input state; cursor its incremental cursor (nil: full refresh).
 	in     *record.Object
 	cursor *incremental.Cursor
@@ -81,6 +84,9 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 	})
 	if err != nil {
 		return nil, fmt.Errorf("partition_router: %w", err)
+	}
+	if st.transform, err = transform.New(s.Transformations, o.Config); err != nil {
+		return nil, err
 	}
 	if err := st.newCursor(in); err != nil {
 		return nil, err
