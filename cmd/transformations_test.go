@@ -98,3 +98,39 @@ streams:
 		t.Errorf("filter before the transformations (twice not there yet, all kept): exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
 	}
 }
+
+// TestTraceShowRecords: paginate-trace --show-records N prints the first N records of each
+// page as they are emitted, after the transformations, secrets masked.
+func TestTraceShowRecords(t *testing.T) {
+	t.Parallel()
+	api := newRecorder(t, e2eAnswer(`{"data":[{"id":1,"k":"sk_live_secret99"},{"id":2},{"id":3}]}`))
+	def := writeFile(t, "def.yaml", `version: 6.0.0
+type: DeclarativeSource
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester:
+        type: HttpRequester
+        url_base: "{{ config['base_url'] }}"
+        path: /items
+        authenticator: {type: BearerAuthenticator, api_token: "{{ config['token'] }}"}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+    transformations:
+      - {type: AddFields, fields: [{type: AddedFieldDefinition, path: [n], value: "{{ record.id + 10 }}"}]}
+`)
+	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\ntoken: sk_live_secret99\n")
+	res := runCLI(t, "", "paginate-trace", def, "--testing-values", vals, "--show-records", "2")
+	if res.Code != 0 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
+	}
+	for _, want := range []string{"      record {\"id\":1,\"k\":\"****\",\"n\":11}\n", "      record {\"id\":2,\"n\":12}\n"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("trace lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	if strings.Contains(res.Stdout, `"id":3`) || strings.Contains(res.Stdout, "sk_live_secret99") {
+		t.Errorf("more than 2 records, or the secret, shown:\n%s", res.Stdout)
+	}
+}

@@ -40,7 +40,8 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End,
 	if r.res.pages == 1 {
 		r.res.firstPageRecords = emitted
 	}
-	ev.Records, ev.Emitted = len(page.Records), emitted
+	ev.Records, ev.Emitted, ev.Shown = len(page.Records), emitted, r.shown
+	r.shown = nil
 	d, derr := r.st.pag.Next(p.token, r.pageInfo(page, resp, req.URL))
 	if derr == nil && !d.Stop && r.track != nil && r.st.cursor.DataFeed() && len(page.Records) > 0 &&
 		r.track.PastRange(page.Records[len(page.Records)-1].Raw) {
@@ -205,6 +206,13 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 			r.batch = append(r.batch, record.Record{Object: obj})
 		} else {
 			r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+		}
+		if len(r.shown) < o.ShowRecords {
+			text, err := r.batch[len(r.batch)-1].AppendJSON(nil)
+			if err != nil {
+				return emitted, Limit{}, false, err
+			}
+			r.shown = append(r.shown, text)
 		}
 		emitted++
 		r.res.records++
