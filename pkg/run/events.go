@@ -26,8 +26,8 @@ type PageEvent struct {
 	Records, Emitted int
 	// Shown are the first Options.ShowRecords records emitted from the page, as JSON text
 	// (after the transformations): print them through the redactor.
-	Shown [][]byte
-	TokenBefore      any
+	Shown       [][]byte
+	TokenBefore any
 	// TokenAfter is the next page's token: the one the read goes on with, or, when a limit
 	// ends the read, the one it would have gone on with.
 	TokenAfter any

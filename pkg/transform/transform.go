@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"connector/pkg/manifest"
@@ -149,9 +150,16 @@ func interpolate(t *template.Template, vars map[string]any, valueType string) (a
 	if text == "" {
 		return "", nil
 	}
-	v, err := template.LiteralEval(text)
-	if err != nil {
-		return text, nil
+	var v any
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+		if ov, ok := orderedLiteral(t); ok {
+			v = ov
+		}
+	}
+	if v == nil {
+		if v, err = template.LiteralEval(text); err != nil {
+			return text, nil
+		}
 	}
 	if !ofType(v, valueType) {
 		return text, nil
@@ -211,8 +219,8 @@ func jsonValue(v any) any {
 		return out
 	case map[string]any:
 		o := &record.Object{}
-		for k, e := range x {
-			o.Set(k, jsonValue(e))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			o.Set(k, jsonValue(x[k]))
 		}
 		return o
 	}
