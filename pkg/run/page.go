@@ -232,11 +232,7 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 // transform decodes a record into an ordered object and applies the stream's
 // transformations to it; a record that is not an object is left as it is (nil).
 func (r *sliceReader) transform(chain *transform.Chain, raw []byte, vars map[string]any) (*record.Object, error) {
-	v, err := record.Decode(raw)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok := v.(*record.Object)
+	obj, ok := record.Shallow(raw)
 	if !ok {
 		return nil, nil
 	}

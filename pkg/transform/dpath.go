@@ -242,6 +242,9 @@ func inClass(c rune, set []rune) bool {
 // then ignores the glob). A list item that is not the last becomes null, so that the items
 // after it keep their places. It reports how many were deleted.
 func deleteMatching(rec *record.Object, glob []string, filter func(any) (bool, error)) (int, error) {
+	if filter == nil && literalGlob(glob) {
+		return deleteLiteral(rec, glob), nil
+	}
 	deleted := 0
 	for _, pv := range walk(rec, nil, nil) {
 		if _, ok := get(rec, pv.path); !ok {
@@ -277,6 +280,93 @@ func deleteMatching(rec *record.Object, glob []string, filter func(any) (bool, e
 		deleted++
 	}
 	return deleted, nil
+}
+
+// literalGlob reports a glob without wildcards: it matches one path at most.
+func literalGlob(glob []string) bool {
+	if len(glob) == 0 {
+		return false
+	}
+	for _, g := range glob {
+		if strings.ContainsAny(g, "*?[") {
+			return false
+		}
+	}
+	return true
+}
+
+// deleteLiteral deletes the one path a glob without wildcards names, as deleteMatching
+// would, without walking the record.
+func deleteLiteral(rec *record.Object, glob []string) int {
+	var parent any = rec
+	for _, g := range glob[:len(glob)-1] {
+		next, ok := child(parent, g)
+		if !ok {
+			return 0
+		}
+		parent = next
+	}
+	last := glob[len(glob)-1]
+	switch p := parent.(type) {
+	case *record.Object:
+		if _, ok := p.Get(last); !ok {
+			return 0
+		}
+		p.Delete(last)
+		return 1
+	case []any:
+		i, err := strconv.Atoi(strings.TrimSpace(last))
+		if err != nil || i < 0 || i >= len(p) {
+			return 0
+		}
+		if i != len(p)-1 {
+			p[i] = nil
+			return 1
+		}
+		// The last item goes: the list is one shorter where its parent holds it.
+		setAtKeys(rec, glob[:len(glob)-1], p[:i])
+		return 1
+	}
+	return 0
+}
+
+// child is the value under one glob segment taken literally: a key, or a list index.
+func child(v any, seg string) (any, bool) {
+	switch x := v.(type) {
+	case *record.Object:
+		return x.Get(seg)
+	case []any:
+		i, err := strconv.Atoi(strings.TrimSpace(seg))
+		if err != nil || i < 0 || i >= len(x) {
+			return nil, false
+		}
+		return x[i], true
+	}
+	return nil, false
+}
+
+// setAtKeys replaces the value at a path given as literal segments.
+func setAtKeys(rec *record.Object, path []string, v any) {
+	if len(path) == 0 {
+		return
+	}
+	var parent any = rec
+	for _, g := range path[:len(path)-1] {
+		next, ok := child(parent, g)
+		if !ok {
+			return
+		}
+		parent = next
+	}
+	last := path[len(path)-1]
+	switch p := parent.(type) {
+	case *record.Object:
+		p.Set(last, v)
+	case []any:
+		if i, err := strconv.Atoi(strings.TrimSpace(last)); err == nil && i >= 0 && i < len(p) {
+			p[i] = v
+		}
+	}
 }
 
 // setAt replaces the value at an existing path.

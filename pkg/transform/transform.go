@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"connector/pkg/manifest"
@@ -150,6 +151,15 @@ func interpolate(t *template.Template, vars map[string]any, valueType string) (a
 	if text == "" {
 		return "", nil
 	}
+	if !mayBeLiteral(text) {
+		return text, nil
+	}
+	if n, ok := plainNumber(text); ok {
+		if !ofType(n, valueType) {
+			return text, nil
+		}
+		return jsonValue(n), nil
+	}
 	var v any
 	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
 		if ov, ok := orderedLiteral(t); ok {
@@ -165,6 +175,66 @@ func interpolate(t *template.Template, vars map[string]any, valueType string) (a
 		return text, nil
 	}
 	return jsonValue(v), nil
+}
+
+// mayBeLiteral says whether text could be a Python literal at all: one starts with a digit,
+// a sign, a dot, a quote or a bracket, or is True, False or None. Most rendered text is
+// not, and needs no parsing.
+func mayBeLiteral(text string) bool {
+	t := strings.TrimLeft(text, " \t\n\r\f\v")
+	if t == "" {
+		return false
+	}
+	switch c := t[0]; {
+	case c >= '0' && c <= '9', strings.IndexByte("+-.'\"[{(", c) >= 0:
+		return true
+	}
+	return strings.HasPrefix(t, "True") || strings.HasPrefix(t, "False") || strings.HasPrefix(t, "None")
+}
+
+// plainNumber reads text that is only a decimal integer (as int64, or json.Number when
+// larger) or a simple decimal fraction, as literal_eval would; other forms go the long way.
+func plainNumber(text string) (any, bool) {
+	t := text
+	if t == "" || len(t) > 40 {
+		return nil, false
+	}
+	neg := t[0] == '-'
+	body := t
+	if neg || t[0] == '+' {
+		body = t[1:]
+	}
+	if body == "" {
+		return nil, false
+	}
+	dot := -1
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '.' && dot < 0:
+			dot = i
+		default:
+			return nil, false
+		}
+	}
+	if dot < 0 {
+		if len(body) > 1 && body[0] == '0' {
+			return nil, false // 007 is a syntax error in Python 3: leave it to LiteralEval
+		}
+		if i, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return i, true
+		}
+		return json.Number(strings.TrimPrefix(t, "+")), true
+	}
+	if body == "." {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return nil, false
+	}
+	return f, true
 }
 
 // ofType is isinstance(v, type) for value_type: integer takes booleans too (Python's bool
@@ -229,8 +299,9 @@ func jsonValue(v any) any {
 
 // addFields sets each field's value at its path (when the condition, if any, holds).
 func addFields(m *manifest.Transformation, rec *record.Object, base map[string]any) error {
+	vars := withVars(base, nil, map[string]any{"record": rec})
 	for _, f := range m.Fields {
-		vars := withVars(base, f.Parameters, map[string]any{"record": rec})
+		vars["parameters"] = params(f.Parameters)
 		v, err := interpolate(f.Value, vars, f.ValueType)
 		if err != nil {
 			return fmt.Errorf("field %s: %w", strings.Join(f.Path, "."), err)
