@@ -68,6 +68,8 @@ var fields = map[string][]string{
 	"StateDelegatingStream": {"type", "name", "full_refresh_stream", "incremental_stream", "api_retention_period", "$parameters"},
 	UnionRouter:             {"type", "partition_field", "partition_routers", "$parameters"},
 	"ApiKey":                {"type", "inject_into", "api_token", "$parameters"},
+	InlineSchemaLoader:      {"type", "schema", "$parameters"},
+	JSONFileSchemaLoader:    {"type", "file_path", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {
