@@ -77,6 +77,8 @@ var fields = map[string][]string{
 	FlattenFields:           {"type", "flatten_lists", "$parameters"},
 	DpathFlattenFields:      {"type", "field_path", "delete_origin_value", "replace_record", "key_transformation", "$parameters"},
 	"KeyTransformation":     {"type", "prefix", "suffix", "$parameters"},
+	InlineSchemaLoader:      {"type", "schema", "$parameters"},
+	JSONFileSchemaLoader:    {"type", "file_path", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

@@ -60,6 +60,10 @@ type Stream struct {
 	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
 	// the partition's request options go on the first request of a slice only.
 	IgnoreSlicerOnPaginated bool
+	// Schema is the stream's JSON schema from its schema_loader, decoded as record.Decode
+	// decodes JSON (*record.Object, []any, json.Number, …); nil when the stream has none
+	// (the CDK's DefaultSchemaLoader finds no file for a manifest-only connector).
+	Schema any
 }
 
 // Requester is an HttpRequester: where and how to send a request. It is also the login
@@ -91,6 +95,9 @@ type Selector struct {
 	// the transformations (the CDK's default is after).
 	FilterFirst bool
 	Parameters  map[string]any
+	// Normalization is schema_normalization: NormalizationNone or NormalizationDefault
+	// (cast the record's values to the stream's Schema, pkg/normalize).
+	Normalization string
 }
 
 // Authenticator types, as written in definitions.
