@@ -134,3 +134,21 @@ streams:
 		t.Errorf("more than 2 records, or the secret, shown:\n%s", res.Stdout)
 	}
 }
+
+// TestSchemaNormalizationMatchesTheCDK: schema_normalization: Default casts the records, after
+// the transformations, to the stream's schema; the expected lines are what the Airbyte CDK
+// 7.28.2 printed for the same definition and body.
+func TestSchemaNormalizationMatchesTheCDK(t *testing.T) {
+	t.Parallel()
+	body, err := os.ReadFile("testdata/normalization/body.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { w.Write(body) })
+	res := runCLI(t, "", "read", "testdata/normalization/def.yaml", "--set", "base_url="+api.URL)
+	want := `{"id":12,"price":"3","flag":true,"tags":["1","b"],"other":"x","total":12.0}` + "\n" +
+		`{"id":7,"price":"1.5","flag":false,"tags":"solo","total":7.0}` + "\n"
+	if res.Code != 0 || res.Stdout != want {
+		t.Errorf("exit %d\n%s\nwant\n%s\n%s", res.Code, res.Stdout, want, res.Stderr)
+	}
+}

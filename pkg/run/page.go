@@ -187,6 +187,15 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 				}
 			}
 		}
+		if n := r.st.normalize; n != nil {
+			// After the filter, as the CDK's record selector does; a record the schema
+			// leaves as it is keeps its bytes.
+			if obj != nil {
+				n.Apply(obj)
+			} else if o, ok := record.Shallow(rec.Raw); ok && n.Apply(o) {
+				obj = o
+			}
+		}
 		if r.track != nil {
 			var ok bool
 			var err error

@@ -12,6 +12,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/incremental"
 	"connector/pkg/manifest"
+	"connector/pkg/normalize"
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/request"
@@ -44,6 +45,8 @@ type stream struct {
 	skipped []Skipped
 	// transform is the stream's transformations (nil: none; records are emitted as sent).
 	transform *transform.Chain
+	// normalize casts records to the stream's schema (schema_normalization: Default).
+	normalize *normalize.Normalizer
 	// in is the stream's input state; cursor its incremental cursor (nil: full refresh).
 	in     *record.Object
 	cursor *incremental.Cursor
@@ -87,6 +90,9 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 	}
 	if st.transform, err = transform.New(s.Transformations, o.Config); err != nil {
 		return nil, err
+	}
+	if s.Selector.Normalization == manifest.NormalizationDefault {
+		st.normalize = normalize.New(s.Schema)
 	}
 	if err := st.newCursor(in); err != nil {
 		return nil, err
