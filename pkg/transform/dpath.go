@@ -11,11 +11,12 @@ import (
 // The paths of a record as the Python library dpath (which the CDK uses) walks, matches,
 // creates and deletes them. A segment is a key of an object or an index of a list.
 
-// step is one segment of a path: a key, or an index.
+// step is one segment of a path: a key, or an index of a list of n items.
 type step struct {
 	key   string
 	index int
 	isIdx bool
+	n     int
 }
 
 func (s step) text() string {
@@ -56,10 +57,10 @@ func walk(v any, at []step, out []pathValue) []pathValue {
 		}
 	case []any:
 		for i, c := range x {
-			out = append(out, pathValue{path: with(at, step{index: i, isIdx: true}), value: c})
+			out = append(out, pathValue{path: with(at, step{index: i, isIdx: true, n: len(x)}), value: c})
 		}
 		for i, c := range x {
-			out = walk(c, with(at, step{index: i, isIdx: true}), out)
+			out = walk(c, with(at, step{index: i, isIdx: true, n: len(x)}), out)
 		}
 	}
 	return out
@@ -112,7 +113,8 @@ func get(v any, path []step) (any, bool) {
 }
 
 // match reports whether a path matches a glob, as dpath.segments.match does: segment by
-// segment with fnmatch, "**" standing for any number of segments (at least one less).
+// segment with fnmatch, "**" standing for any number of segments (at least one less). An
+// index matches a number as dpath's ListIndex does: -1 is the last item.
 func match(path []step, glob []string) bool {
 	g := glob
 	for i, s := range glob {
@@ -136,7 +138,7 @@ func match(path []step, glob []string) bool {
 	}
 	for i, s := range path {
 		if s.isIdx {
-			if n, err := strconv.Atoi(strings.TrimSpace(g[i])); err == nil && n == s.index {
+			if n, err := strconv.Atoi(strings.TrimSpace(g[i])); err == nil && (n == s.index || n < 0 && s.n+n == s.index) {
 				continue
 			}
 		}

@@ -47,21 +47,35 @@ func snakeCase(key string) (string, error) {
 	return strings.Join(tokens, "_"), nil
 }
 
-// toASCII stands for the CDK's anyascii where it is simple: accents are dropped (é → e).
-// Other characters have no ASCII spelling here, and are an error rather than a key that
-// differs from Airbyte's.
+// toASCII stands for the CDK's anyascii where it is simple: a letter with accents loses them
+// (é → e), a compatibility form takes its plain spelling (ﬁ → fi, Ⅻ → XII). Other
+// characters have no ASCII spelling here, and are an error rather than a key that differs
+// from Airbyte's: a combining mark anyascii spells (U+0363 on, Hebrew and Arabic points),
+// and a spacing form whose decomposition starts with a space (anyascii spells U+1FFE as h).
 func toASCII(s string) (string, error) {
 	if isASCII(s) {
 		return s, nil
 	}
 	var b strings.Builder
-	for _, r := range norm.NFKD.String(s) {
-		switch {
-		case r < utf8.RuneSelf:
+	for _, r := range s {
+		if r < utf8.RuneSelf {
 			b.WriteRune(r)
-		case unicode.Is(unicode.Mn, r):
-			// a combining accent
-		default:
+			continue
+		}
+		d := norm.NFKD.String(string(r))
+		ok := !strings.HasPrefix(d, " ") || unicode.Is(unicode.Zs, r)
+		for _, x := range d {
+			switch {
+			case !ok:
+			case x < utf8.RuneSelf:
+				b.WriteRune(x)
+			case x >= 0x300 && x <= 0x362:
+				// an accent, which anyascii drops
+			default:
+				ok = false
+			}
+		}
+		if !ok {
 			return s, fmt.Errorf("KeysToSnakeCase: the key %q has a character (%q) connector cannot spell in ASCII as the CDK's anyascii does", s, r)
 		}
 	}

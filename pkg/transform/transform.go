@@ -449,6 +449,18 @@ func (s *step2) dpathFlatten(rec *record.Object) error {
 				break
 			}
 		}
+	} else if isGlob(s.path) {
+		// dpath.get: the path is a glob that must match one value at most.
+		n := 0
+		for _, pv := range walk(rec, nil, nil) {
+			if match(pv.path, s.path) {
+				extracted = pv.value
+				n++
+			}
+		}
+		if n > 1 {
+			return fmt.Errorf("field_path %q matches %d values, not one", s.path, n)
+		}
 	} else {
 		steps := make([]step, len(s.path))
 		for i, seg := range s.path {
@@ -491,6 +503,16 @@ func (s *step2) dpathFlatten(rec *record.Object) error {
 		rec.Set(k, v)
 	}
 	return nil
+}
+
+// isGlob reports whether a path has fnmatch's special characters.
+func isGlob(p []string) bool {
+	for _, s := range p {
+		if strings.ContainsAny(s, "*?[") {
+			return true
+		}
+	}
+	return false
 }
 
 func containsStar(p []string) bool {
