@@ -318,6 +318,9 @@ func deleteLiteral(rec *record.Object, glob []string) int {
 		return 1
 	case []any:
 		i, err := strconv.Atoi(strings.TrimSpace(last))
+		if err == nil && i < 0 {
+			i += len(p) // dpath's list indices count from the end too
+		}
 		if err != nil || i < 0 || i >= len(p) {
 			return 0
 		}
@@ -339,6 +342,9 @@ func child(v any, seg string) (any, bool) {
 		return x.Get(seg)
 	case []any:
 		i, err := strconv.Atoi(strings.TrimSpace(seg))
+		if err == nil && i < 0 {
+			i += len(x)
+		}
 		if err != nil || i < 0 || i >= len(x) {
 			return nil, false
 		}
@@ -365,7 +371,11 @@ func setAtKeys(rec *record.Object, path []string, v any) {
 	case *record.Object:
 		p.Set(last, v)
 	case []any:
-		if i, err := strconv.Atoi(strings.TrimSpace(last)); err == nil && i >= 0 && i < len(p) {
+		i, err := strconv.Atoi(strings.TrimSpace(last))
+		if err == nil && i < 0 {
+			i += len(p)
+		}
+		if err == nil && i >= 0 && i < len(p) {
 			p[i] = v
 		}
 	}

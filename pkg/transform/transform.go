@@ -160,16 +160,9 @@ func interpolate(t *template.Template, vars map[string]any, valueType string) (a
 		}
 		return jsonValue(n), nil
 	}
-	var v any
-	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
-		if ov, ok := orderedLiteral(t); ok {
-			v = ov
-		}
-	}
-	if v == nil {
-		if v, err = template.LiteralEval(text); err != nil {
-			return text, nil
-		}
+	v, err := template.LiteralEval(text)
+	if err != nil {
+		return text, nil
 	}
 	if !ofType(v, valueType) {
 		return text, nil
@@ -220,7 +213,7 @@ func plainNumber(text string) (any, bool) {
 	}
 	if dot < 0 {
 		if len(body) > 1 && body[0] == '0' {
-			return nil, false // 007 is a syntax error in Python 3: leave it to LiteralEval
+			return nil, false // 007 is a syntax error in Python 3: LiteralEval says so
 		}
 		if i, err := strconv.ParseInt(t, 10, 64); err == nil {
 			return i, true
