@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync/atomic"
 )
 
 // Record is one record to write. Exactly one of Raw and Object is set.
@@ -104,6 +105,28 @@ func (o *Object) value(i int) any {
 	return v
 }
 
+// keyCache remembers recent object keys, so that a key that comes again (in every record
+// of a page) is the same string, not a new one. Lock-free: a slot holds the last key that
+// hashed to it.
+var keyCache [1024]atomic.Pointer[string]
+
+func internKey(b []byte) string {
+	if len(b) > 64 {
+		return string(b)
+	}
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &keyCache[h%uint32(len(keyCache))]
+	if p := slot.Load(); p != nil && *p == string(b) {
+		return *p
+	}
+	s := string(b)
+	slot.Store(&s)
+	return s
+}
+
 // rawValue is a value Shallow kept as its JSON text, decoded on first access.
 type rawValue []byte
 
@@ -125,7 +148,7 @@ func Shallow(data []byte) (*Object, bool) {
 		if d.i >= len(d.data) || d.data[d.i] != '"' {
 			return o, d.i < len(d.data) && d.data[d.i] == '}'
 		}
-		k, err := d.str()
+		k, err := d.key()
 		if err != nil {
 			return nil, false
 		}
@@ -425,7 +448,12 @@ func (d *decoder) number() (any, error) {
 
 // str reads a JSON string: copied as it is when it has no escape, else through
 // encoding/json.
-func (d *decoder) str() (string, error) {
+func (d *decoder) str() (string, error) { return d.strAs(false) }
+
+// key reads an object key: a plain one is interned (records repeat the same keys).
+func (d *decoder) key() (string, error) { return d.strAs(true) }
+
+func (d *decoder) strAs(intern bool) (string, error) {
 	start := d.i
 	d.i++
 	escaped := false
@@ -434,6 +462,9 @@ func (d *decoder) str() (string, error) {
 		case c == '"':
 			d.i++
 			if !escaped {
+				if intern {
+					return internKey(d.data[start+1 : d.i-1]), nil
+				}
 				return string(d.data[start+1 : d.i-1]), nil
 			}
 			var s string

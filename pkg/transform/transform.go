@@ -75,7 +75,8 @@ func params(p map[string]any) map[string]any {
 }
 
 // Apply transforms rec in place. vars are the template variables of the slice (config,
-// stream_slice and its aliases); record is added here.
+// stream_slice and its aliases); Apply sets record, parameters, value and path in it, so a
+// caller passes a map of its own (one per page will do, not shared between goroutines).
 func (c *Chain) Apply(rec *record.Object, vars map[string]any) error {
 	for i, s := range c.steps {
 		if err := s.apply(rec, vars); err != nil {
@@ -105,7 +106,7 @@ func (s *step2) apply(rec *record.Object, base map[string]any) error {
 		})
 		return bad
 	case manifest.KeysReplace:
-		vars := withVars(base, m.Parameters, map[string]any{"record": rec})
+		vars := set(base, m.Parameters, "record", rec)
 		old, err := evalString(m.Old, vars)
 		if err != nil {
 			return fmt.Errorf("old: %w", err)
@@ -123,13 +124,11 @@ func (s *step2) apply(rec *record.Object, base map[string]any) error {
 	return nil
 }
 
-// withVars adds a component's parameters and more variables to the slice's.
-func withVars(base map[string]any, p map[string]any, more map[string]any) map[string]any {
-	v := make(map[string]any, len(base)+len(more)+1)
-	maps.Copy(v, base)
-	v["parameters"] = params(p)
-	maps.Copy(v, more)
-	return v
+// set puts a component's parameters and one more variable in the template variables.
+func set(vars map[string]any, p map[string]any, key string, v any) map[string]any {
+	vars["parameters"] = params(p)
+	vars[key] = v
+	return vars
 }
 
 // evalString is str() of a template's value, as the CDK's InterpolatedString gives it.
@@ -292,7 +291,7 @@ func jsonValue(v any) any {
 
 // addFields sets each field's value at its path (when the condition, if any, holds).
 func addFields(m *manifest.Transformation, rec *record.Object, base map[string]any) error {
-	vars := withVars(base, nil, map[string]any{"record": rec})
+	vars := set(base, nil, "record", rec)
 	for _, f := range m.Fields {
 		vars["parameters"] = params(f.Parameters)
 		v, err := interpolate(f.Value, vars, f.ValueType)
@@ -300,7 +299,8 @@ func addFields(m *manifest.Transformation, rec *record.Object, base map[string]a
 			return fmt.Errorf("field %s: %w", strings.Join(f.Path, "."), err)
 		}
 		if m.Condition != nil {
-			cv := withVars(base, m.Parameters, map[string]any{"record": rec, "value": v, "path": toList(f.Path)})
+			cv := set(vars, m.Parameters, "value", v)
+			cv["path"] = toList(f.Path)
 			ok, err := truth(m.Condition, cv)
 			if err != nil {
 				return fmt.Errorf("condition: %w", err)
