@@ -568,16 +568,20 @@ func (d *decoder) skip() bool {
 
 func (d *decoder) skipString() bool {
 	d.i++
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case '"':
+	for {
+		j := bytes.IndexAny(d.data[d.i:], "\"\\")
+		if j < 0 {
+			d.i = len(d.data)
+			return false
+		}
+		d.i += j
+		if d.data[d.i] == '"' {
 			d.i++
 			return true
-		case '\\':
-			d.i += 2
-		default:
-			d.i++
+		}
+		d.i += 2 // an escape and the byte it escapes
+		if d.i > len(d.data) {
+			return false
 		}
 	}
-	return false
 }
