@@ -58,6 +58,8 @@ type Stream struct {
 	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
 	// the partition's request options go on the first request of a slice only.
 	IgnoreSlicerOnPaginated bool
+	// Decoder is the retriever's decoder; nil for JsonDecoder.
+	Decoder *Decoder
 }
 
 // Requester is an HttpRequester: where and how to send a request. It is also the login
