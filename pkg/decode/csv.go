@@ -3,10 +3,9 @@ package decode
 import (
 	"fmt"
 	"io"
-	"strings"
+	"unicode/utf8"
 
 	"connector/pkg/manifest"
-	"connector/pkg/record"
 )
 
 // fieldLimit is the longest field Python's csv module reads (csv.field_size_limit()).
@@ -29,8 +28,15 @@ type csvRows struct {
 	eof    bool
 	// reading says a record is being read: an error is on the line being read.
 	reading bool
-	field   strings.Builder
-	cells   []string
+	// buf holds the cells of the record being read, one after the other; ends says where
+	// each ends.
+	buf  []byte
+	ends []int
+	// keys are the header's distinct names, in order of first appearance, encoded; slot
+	// maps each header column to its key.
+	keys [][]byte
+	slot []int
+	vals []any
 }
 
 func newCSV(m *manifest.Decoder, in input) (*csvRows, error) {
@@ -73,22 +79,61 @@ func (c *csvRows) next() ([]byte, error) {
 			break
 		}
 	}
-	o := &record.Object{}
-	for i, k := range c.header {
+	if c.keys == nil {
+		c.index()
+	}
+	// As DictReader: the cells set the header's keys in order (a repeated name keeps its
+	// first place, the later cell wins), missing cells are null, extra ones go under None.
+	for i := range c.vals {
+		c.vals[i] = nil
+	}
+	for i, k := range c.slot {
 		if i < len(cells) {
-			o.Set(k, c.value(cells[i]))
+			c.vals[k] = c.value(cells[i])
 		} else {
-			o.Set(k, nil)
+			c.vals[k] = nil
 		}
+	}
+	out := make([]byte, 0, 16*len(c.keys)+len(c.buf))
+	out = append(out, '{')
+	for i, k := range c.keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, k...)
+		out = append(out, ':')
+		out = appendValue(out, c.vals[i])
 	}
 	if len(cells) > len(c.header) {
-		extra := make([]any, 0, len(cells)-len(c.header))
-		for _, v := range cells[len(c.header):] {
-			extra = append(extra, v)
+		if len(c.keys) > 0 {
+			out = append(out, ',')
 		}
-		o.Set("null", extra)
+		out = append(out, `"null":[`...)
+		for i, v := range cells[len(c.header):] {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = appendString(out, v)
+		}
+		out = append(out, ']')
 	}
-	return record.Marshal(o)
+	return append(out, '}'), nil
+}
+
+// index numbers the header's distinct names.
+func (c *csvRows) index() {
+	seen := map[string]int{}
+	c.keys, c.slot = [][]byte{}, make([]int, len(c.header))
+	for i, h := range c.header {
+		k, ok := seen[h]
+		if !ok {
+			k = len(c.keys)
+			seen[h] = k
+			c.keys = append(c.keys, appendString(nil, h))
+		}
+		c.slot[i] = k
+	}
+	c.vals = make([]any, len(c.keys))
 }
 
 func (c *csvRows) value(s string) any {
@@ -115,13 +160,11 @@ func (c *csvRows) record() ([]string, error) {
 		return nil, io.EOF
 	}
 	c.reading = true
-	c.cells = c.cells[:0]
-	c.field.Reset()
+	c.buf, c.ends = c.buf[:0], c.ends[:0]
 	n := 0 // characters in the field
 	state := startRecord
 	save := func() {
-		c.cells = append(c.cells, c.field.String())
-		c.field.Reset()
+		c.ends = append(c.ends, len(c.buf))
 		n = 0
 	}
 	add := func(r rune) error {
@@ -129,7 +172,7 @@ func (c *csvRows) record() ([]string, error) {
 			return fmt.Errorf("field larger than field limit (%d)", fieldLimit)
 		}
 		n++
-		c.field.WriteRune(r)
+		c.buf = utf8.AppendRune(c.buf, r)
 		return nil
 	}
 	started := false
@@ -224,10 +267,15 @@ func (c *csvRows) record() ([]string, error) {
 	}
 }
 
+// out returns the cells read: one string holds them all.
 func (c *csvRows) out() []string {
 	c.reading = false
-	if len(c.cells) == 0 {
-		return []string{}
+	cells := make([]string, len(c.ends))
+	all := string(c.buf)
+	start := 0
+	for i, end := range c.ends {
+		cells[i] = all[start:end]
+		start = end
 	}
-	return append([]string(nil), c.cells...)
+	return cells
 }

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
-
-	"connector/pkg/record"
 )
 
 // lines reads a body line by line: JsonlDecoder (one JSON value a line, lines split at
@@ -49,9 +47,9 @@ func (l *lines) next() ([]byte, error) {
 		if !utf8.Valid(line) {
 			return nil, errors.New("the line is not UTF-8 text")
 		}
-		o := &record.Object{}
-		o.Set("record", string(line))
-		return record.Marshal(o)
+		out := append(make([]byte, 0, len(line)+14), `{"record":`...)
+		out = appendString(out, string(line))
+		return append(out, '}'), nil
 	}
 }
 

@@ -76,16 +76,23 @@ func (t *runes) decoded() (rune, error) {
 		return c, nil
 	}
 	at := t.off
-	bad := &DecodeError{Encoding: t.enc, Offset: at}
+	bad := func() error { return &DecodeError{Encoding: t.enc, Offset: at} }
 	switch t.enc {
 	case "utf-8", "utf-8-sig":
+		if b, err := t.r.ReadByte(); err != nil {
+			return 0, err
+		} else if b < utf8.RuneSelf {
+			t.off++
+			return rune(b), nil
+		}
+		t.r.UnreadByte()
 		c, size, err := t.r.ReadRune()
 		t.off += int64(size)
 		if err != nil {
 			return 0, err
 		}
 		if c == utf8.RuneError && size == 1 {
-			return 0, bad
+			return 0, bad()
 		}
 		return c, nil
 	case "latin-1", "ascii", "cp1252":
@@ -98,12 +105,12 @@ func (t *runes) decoded() (rune, error) {
 		case b < 0x80:
 			return rune(b), nil
 		case t.enc == "ascii":
-			return 0, bad
+			return 0, bad()
 		case t.enc == "cp1252" && b < 0xa0:
 			if c := cp1252[b-0x80]; c != 0 {
 				return c, nil
 			}
-			return 0, bad
+			return 0, bad()
 		}
 		return rune(b), nil
 	}
@@ -127,11 +134,11 @@ func (t *runes) decoded() (rune, error) {
 	}
 	u2, err := t.unit()
 	if err != nil {
-		return 0, bad
+		return 0, bad()
 	}
 	c := utf16.DecodeRune(rune(u), rune(u2))
 	if c == utf8.RuneError {
-		return 0, bad
+		return 0, bad()
 	}
 	return c, nil
 }

@@ -99,7 +99,7 @@ func xmlToJSON(body []byte) ([]byte, error) {
 	if doc == nil {
 		return nil, errors.New("the body is not XML: no element found")
 	}
-	return record.Marshal(doc)
+	return appendValue(nil, doc), nil
 }
 
 // push is xmltodict's push_data: a key seen again turns its value into a list.

@@ -95,10 +95,11 @@ func (l *loader) decoderComp(n *yaml.Node, path string, parent *params, slot str
 	case CSVDecoder:
 		return d, l.csvDecoder(dc, d)
 	case XMLDecoder, IterableDecoder, ZipfileDecoder:
-		if !inner {
-			break
+		if inner {
+			l.at(n, dc.path, diag.CodeType, fmt.Sprintf("%s cannot decode what a GzipDecoder or ZipfileDecoder holds", dc.typ),
+				"write CsvDecoder, GzipDecoder, JsonDecoder or JsonlDecoder")
+			return nil, false
 		}
-		fallthrough
 	default:
 		l.unsupported(n, dc.path, dc.typ, slot)
 		return nil, false
