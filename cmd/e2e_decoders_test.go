@@ -278,3 +278,19 @@ paginator:
 		}
 	})
 }
+
+// TestE2EDecoderTransformations checks that decoded records go through the stream's
+// transformations like JSON ones (alpaca-broker-api: IterableDecoder with AddFields).
+func TestE2EDecoderTransformations(t *testing.T) {
+	t.Parallel()
+	api := newRecorder(t, e2eServe("a,b\n1,2\n3,4\n"))
+	def := e2eDecoderStream("type: CsvDecoder", "[]") + e2eIndent(`
+transformations:
+  - type: AddFields
+    fields: [{path: [sum], value: "{{ record['a'] ~ '+' ~ record['b'] }}"}]
+  - type: RemoveFields
+    field_pointers: [[a]]
+`, 4)
+	res := e2eRead(t, api, def, "")
+	e2eCheckResult(t, api, res, 0, "{\"b\":\"2\",\"sum\":\"1+2\"}\n{\"b\":\"4\",\"sum\":\"3+4\"}\n", "")
+}

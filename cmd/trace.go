@@ -32,6 +32,8 @@ type traceOptions struct {
 	def    string
 	flags  runFlags
 	format string
+	// showRecords is --show-records.
+	showRecords int
 }
 
 func newCmdTrace(io *ioStreams, env *Env, runF func(*traceOptions) error) *cobra.Command {
@@ -75,6 +77,7 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per event)")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails")
 	opts.flags.state.add(c)
+	intFlag(c.Flags(), &opts.showRecords, "show-records", 0, "show the first `N` records of each page as they are emitted (after the transformations)", 0, "must be 0 or more", 1000, "must be at most 1000")
 	return c
 }
 
@@ -102,6 +105,7 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
 	ro.Prefetch = opts.flags.prefetch
 	ro.FailFast = opts.flags.failFast
+	ro.ShowRecords = opts.showRecords
 	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, "note: "+text) }
 	failed := 0
 	for _, s := range p.streams {
@@ -308,6 +312,13 @@ func (t *tracer) Page(ev run.PageEvent) {
 		if ev.Lazy {
 			out["from_parent_record"] = true
 		}
+		if len(ev.Shown) > 0 {
+			shown := make([]json.RawMessage, len(ev.Shown))
+			for i, r := range ev.Shown {
+				shown[i] = json.RawMessage(r)
+			}
+			out["records_shown"] = shown
+		}
 		t.emit(out)
 		return
 	}
@@ -337,6 +348,9 @@ func (t *tracer) Page(ev run.PageEvent) {
 	}
 	t.printf("    page %d: %s extracted%s, token %s → %s\n", ev.Number, plural(ev.Records, "record"), kept,
 		tokenText(ev.TokenBefore), tokenText(ev.TokenAfter))
+	for _, r := range ev.Shown {
+		t.printf("      %s %s\n", t.dim("record"), r)
+	}
 	switch decision {
 	case "next":
 		reason = t.green(reason)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // definition is a one-stream connector with Bearer auth against the generator, paginating in
@@ -145,13 +146,29 @@ streams:
       end_time_option: {type: RequestOption, inject_into: request_parameter, field_name: until}
 `
 
+// transformed is the offset definition with two AddFields (one from the record, one from
+// the slice) and one RemoveFields on every record.
+func transformed(pageSize int) string {
+	return strings.Replace(definition("offset", pageSize), "    retriever:\n", `    transformations:
+      - type: AddFields
+        fields:
+          - {type: AddedFieldDefinition, path: [contact], value: "{{ record.name }} <{{ record.email }}>"}
+          - {type: AddedFieldDefinition, path: [partition], value: "{{ stream_slice.get('region', 'all') }}"}
+      - type: RemoveFields
+        field_pointers: [[email]]
+    retriever:
+`, 1)
+}
+
 // files writes the five definitions and a testing values file for base into dir.
 func files(dir, base string, pageSize int) (defs map[string]string, values string, err error) {
 	defs = map[string]string{}
-	for _, mode := range []string{"offset", "page", "cursor", "partitioned", "daily"} {
+	for _, mode := range []string{"offset", "page", "cursor", "partitioned", "daily", "transformed"} {
 		path := filepath.Join(dir, mode+".yaml")
 		var text string
 		switch mode {
+		case "transformed":
+			text = transformed(pageSize)
 		case "partitioned":
 			text = partitioned
 		case "daily":

@@ -145,6 +145,15 @@ func (b *bench) run(records, big int, stripe string) error {
 		b.rows = append(b.rows, r)
 	}
 	small := b.rows[0].conn.RSS
+	tr, err := b.read(g, defs["transformed"], vals, "offset", records, b.repeat)
+	if err != nil {
+		return err
+	}
+	tr.name = "read offset + 2 AddFields + RemoveFields, " + label
+	tr.target = "wall ≤ 4.0× base"
+	tr.hasCheck = true
+	tr.ok = ratio(tr.conn.Wall, tr.base.Wall) <= 4.0
+	b.rows = append(b.rows, tr)
 
 	if big > 0 {
 		gb, err := newGenerator(big, b.pageSize, 0)
@@ -155,8 +164,8 @@ func (b *bench) run(records, big int, stripe string) error {
 		if err != nil {
 			return err
 		}
+		defer gb.close()
 		r, err := b.read(gb, defs["offset"], bvals, "offset", big, 1)
-		gb.close()
 		if err != nil {
 			return err
 		}
@@ -165,6 +174,15 @@ func (b *bench) run(records, big int, stripe string) error {
 		r.hasCheck = true
 		r.ok = r.conn.RSS <= 30<<20 && float64(r.conn.RSS) <= 1.25*float64(small)
 		b.rows = append(b.rows, r)
+		rt, err := b.read(gb, defs["transformed"], bvals, "offset", big, 1)
+		if err != nil {
+			return err
+		}
+		rt.name = "read offset + transformations, " + count(big)
+		rt.target = fmt.Sprintf("RSS ≈ %s run (%s)", label, mib(tr.conn.RSS))
+		rt.hasCheck = true
+		rt.ok = float64(rt.conn.RSS) <= 1.25*float64(tr.conn.RSS)
+		b.rows = append(b.rows, rt)
 	}
 
 	if err := b.prefetch(dir); err != nil {

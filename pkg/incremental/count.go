@@ -53,8 +53,7 @@ type countMax struct {
 	has bool
 }
 
-func (m *countMax) observe(raw []byte, field string) error {
-	v, found := record.Field(raw, field)
+func (m *countMax) observe(v any, found bool, field string) error {
 	if !found || v == nil {
 		return nil
 	}

@@ -67,7 +67,7 @@ func TestCountCursorObserve(t *testing.T) {
 	}
 	var m countMax
 	for _, raw := range []string{`{"seq":5}`, `{"id":"x"}`, `{"seq":null}`, `{"seq":13}`, `{"seq":8}`} {
-		if err := m.observe([]byte(raw), "seq"); err != nil {
+		if err := observeRaw(&m, raw); err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
 	}
@@ -77,13 +77,13 @@ func TestCountCursorObserve(t *testing.T) {
 	}
 	// A later slice with smaller counts does not lower it.
 	var low countMax
-	low.observe([]byte(`{"seq":6}`), "seq")
+	observeRaw(&low, `{"seq":6}`)
 	c.close(low)
 	if st, _ := record.Marshal(c.state()); string(st) != `{"seq":13}` {
 		t.Errorf("state %s after smaller counts, want {\"seq\":13}", st)
 	}
 	var bad countMax
-	if err := bad.observe([]byte(`{"seq":"13"}`), "seq"); err == nil || err.Error() != `the IncrementingCountCursor's field "seq" holds 13, not a number` {
+	if err := observeRaw(&bad, `{"seq":"13"}`); err == nil || err.Error() != `the IncrementingCountCursor's field "seq" holds 13, not a number` {
 		t.Errorf("a string count: %v", err)
 	}
 }
@@ -98,4 +98,10 @@ func TestCountCursorErrors(t *testing.T) {
 	if _, err := newCountCursor(countSpec(t, "four"), Env{}, nil); err == nil || err.Error() != `start_value "four" is not an integer` {
 		t.Errorf("start_value four: %v", err)
 	}
+}
+
+// observeRaw takes in the seq of a record given as JSON text.
+func observeRaw(m *countMax, raw string) error {
+	v, found := record.Field([]byte(raw), "seq")
+	return m.observe(v, found, "seq")
 }

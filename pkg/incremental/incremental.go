@@ -195,8 +195,7 @@ func (c *Cursor) Track(sl *slice.Slice) *Tracker {
 
 // value is the record's cursor value, parsed; ok false when it has none that parses (the
 // CDK then syncs the record and leaves the state alone, with a warning once).
-func (t *Tracker) value(raw []byte) (time.Time, bool) {
-	v, found := record.Field(raw, t.c.field)
+func (t *Tracker) value(v any, found bool) (time.Time, bool) {
 	if found && v != nil {
 		if tm, err := t.c.sp.tf.parse(v); err == nil {
 			return tm, true
@@ -238,11 +237,21 @@ func (t *Tracker) synced(v time.Time) bool {
 // Keep says whether the read keeps a record (the client-side and data feed filters; true
 // without them), and when it does, takes its cursor value in.
 func (t *Tracker) Keep(raw []byte) (bool, error) {
-	if t.c.count != nil {
-		return true, t.count.observe(raw, t.c.field)
-	}
+	v, found := record.Field(raw, t.c.field)
+	return t.keep(v, found)
+}
 
-	v, ok := t.value(raw)
+// KeepObject is Keep for a record a transformation edited.
+func (t *Tracker) KeepObject(o *record.Object) (bool, error) {
+	v, found := o.Get(t.c.field)
+	return t.keep(v, found)
+}
+
+func (t *Tracker) keep(raw any, found bool) (bool, error) {
+	if t.c.count != nil {
+		return true, t.count.observe(raw, found, t.c.field)
+	}
+	v, ok := t.value(raw, found)
 	if !ok {
 		return true, nil
 	}

@@ -221,14 +221,21 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 		}
 		s.PrimaryKey = toValue(pk)
 	}
-	incOK := true
+	incOK, dynamic := true, false
 	if in := c.get("incremental_sync"); !isEmpty(in) {
 		s.Incremental, incOK = l.incremental(in, c.fieldPath("incremental_sync"), c.params, nil)
 	}
-	l.unsupportedValue(c.get("transformations"), c.fieldPath("transformations"), "transformations")
+	if tn := c.get("transformations"); !isEmpty(tn) {
+		var good bool
+		if s.Transformations, good = l.transformations(tn, c.fieldPath("transformations"), c.params); !good {
+			incOK = false
+		}
+	}
 	l.unsupportedValue(c.get("file_uploader"), c.fieldPath("file_uploader"), "FileUploader")
 	if sl := c.get("schema_loader"); sl != nil && sl.Kind != yaml.MappingNode && sl.Kind != yaml.SequenceNode && !isRefString(sl) {
 		l.at(sl, c.fieldPath("schema_loader"), diag.CodeType, fmt.Sprintf("`schema_loader` must be a mapping or a list, not %s", kindName(sl)), "")
+	} else if sl != nil {
+		s.Schema, dynamic = l.schemaLoader(sl, c.fieldPath("schema_loader"), s.Name, c.params)
 	}
 	rn := c.require("retriever")
 	if rn == nil {
@@ -236,6 +243,10 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 	}
 	auth := &streamAuth{name: s.Name, path: path}
 	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) || !incOK {
+		return nil, name
+	}
+	if dynamic && s.Selector != nil && s.Selector.Normalization == NormalizationDefault {
+		l.unsupported(c.get("schema_loader"), c.fieldPath("schema_loader"), DynamicSchemaLoader, "schema_loader with schema_normalization: Default, the schema being read from the API")
 		return nil, name
 	}
 	return s, name
@@ -721,11 +732,12 @@ func (l *loader) selector(n *yaml.Node, path string, parent *params) *Selector {
 	c.checkFields("RecordSelector")
 	sel := &Selector{Parameters: c.params.values()}
 	good := true
-	if sn := c.get("schema_normalization"); sn != nil && sn.Kind != yaml.ScalarNode {
-		l.unsupportedValue(sn, c.fieldPath("schema_normalization"), "schema_normalization")
+	if sel.Normalization, ok = l.normalization(c); !ok {
 		good = false
 	}
-	l.boolField(c, "transform_before_filtering")
+	if v, set := l.boolField(c, "transform_before_filtering"); set && !v {
+		sel.FilterFirst = true
+	}
 	if en := c.require("extractor"); en != nil {
 		ec, ok := l.component(en, c.fieldPath("extractor"), c.params, "DpathExtractor")
 		switch {

@@ -74,6 +74,17 @@ var fields = map[string][]string{
 	"StateDelegatingStream": {"type", "name", "full_refresh_stream", "incremental_stream", "api_retention_period", "$parameters"},
 	UnionRouter:             {"type", "partition_field", "partition_routers", "$parameters"},
 	"ApiKey":                {"type", "inject_into", "api_token", "$parameters"},
+	AddFields:               {"type", "fields", "condition", "$parameters"},
+	"AddedFieldDefinition":  {"type", "path", "value", "value_type", "$parameters"},
+	RemoveFields:            {"type", "field_pointers", "condition", "$parameters"},
+	KeysToLower:             {"type", "$parameters"},
+	KeysToSnakeCase:         {"type", "$parameters"},
+	KeysReplace:             {"type", "old", "new", "$parameters"},
+	FlattenFields:           {"type", "flatten_lists", "$parameters"},
+	DpathFlattenFields:      {"type", "field_path", "delete_origin_value", "replace_record", "key_transformation", "$parameters"},
+	"KeyTransformation":     {"type", "prefix", "suffix", "$parameters"},
+	InlineSchemaLoader:      {"type", "schema", "$parameters"},
+	JSONFileSchemaLoader:    {"type", "file_path", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

@@ -42,6 +42,7 @@ func TestLimitsAreFarAboveTheCorpus(t *testing.T) {
 		most.raw = max(most.raw, countNodes(&doc))
 		l := &loader{file: f, src: src, seen: map[string]bool{}}
 		r := newResolver(l, l.decode())
+		l.refs = r
 		out := r.resolveRoot()
 		size, height := r.pairsExtent(out.Content)
 		most.resolved, most.depth = max(most.resolved, size), max(most.depth, height)

@@ -78,7 +78,8 @@ func ParseContext(ctx context.Context, file string, src []byte) (def *Definition
 	if root == nil {
 		return nil, l.finish(), nil
 	}
-	root = newResolver(l, root).resolveRoot()
+	l.refs = newResolver(l, root)
+	root = l.refs.resolveRoot()
 	if l.stopped {
 		return nil, nil, ctx.Err()
 	}
@@ -107,6 +108,9 @@ func ParseContext(ctx context.Context, file string, src []byte) (def *Definition
 
 // loader holds the state of one Parse call.
 type loader struct {
+	// refs resolves the definition's references; kept for the schemas, which are resolved
+	// only when a stream reads them.
+	refs  *resolver
 	file  string
 	src   []byte
 	lines []string
@@ -351,7 +355,8 @@ func LoadSpec(path string) (*Spec, diag.List) {
 	if root == nil {
 		return nil, l.finish()
 	}
-	root = newResolver(l, root).resolveRoot()
+	l.refs = newResolver(l, root)
+	root = l.refs.resolveRoot()
 	if l.overLimit {
 		return nil, l.finish()
 	}

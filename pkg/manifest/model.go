@@ -55,11 +55,17 @@ type Stream struct {
 	Incremental *Incremental
 	// Delegating is set for a StateDelegatingStream: the stream read depends on the state.
 	Delegating *Delegating
+	// Transformations are applied to each record, in order.
+	Transformations []*Transformation
 	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
 	// the partition's request options go on the first request of a slice only.
 	IgnoreSlicerOnPaginated bool
 	// Decoder is the retriever's decoder; nil for JsonDecoder.
 	Decoder *Decoder
+	// Schema is the stream's JSON schema from its schema_loader, decoded as record.Decode
+	// decodes JSON (*record.Object, []any, json.Number, …); nil when the stream has none
+	// (the CDK's DefaultSchemaLoader finds no file for a manifest-only connector).
+	Schema any
 }
 
 // Requester is an HttpRequester: where and how to send a request. It is also the login
@@ -86,8 +92,14 @@ type Selector struct {
 	// FieldPath segments; "*" matches every key or index. Empty means the whole body.
 	FieldPath []*template.Template
 	// Filter is the RecordFilter condition (variable `record`), nil when absent.
-	Filter     *template.Template
-	Parameters map[string]any
+	Filter *template.Template
+	// FilterFirst is transform_before_filtering: false: the filter sees the records before
+	// the transformations (the CDK's default is after).
+	FilterFirst bool
+	Parameters  map[string]any
+	// Normalization is schema_normalization: NormalizationNone or NormalizationDefault
+	// (cast the record's values to the stream's Schema, pkg/normalize).
+	Normalization string
 }
 
 // Authenticator types, as written in definitions.

@@ -17,7 +17,8 @@ import (
 type Page struct {
 	// Count is the number of records extracted, before any record filter.
 	Count int
-	// Body is the decoded response body (nil when no template needs it).
+	// Body is the decoded response body (nil when no template needs it). Templates see
+	// Response(Body) as `response`.
 	Body any
 	// Headers is the `headers` template variable (see Headers).
 	Headers template.Mapping
@@ -371,7 +372,7 @@ func (s cursor) cursorVars(token any, pg Page) map[string]any {
 	for k, v := range s.vars {
 		vars[k] = v
 	}
-	vars["response"] = pg.Body
+	vars["response"] = Response(pg.Body)
 	vars["headers"] = headers
 	vars["last_records"] = lastRecords
 	vars["last_record"] = last
@@ -465,4 +466,19 @@ func (p *Paginator) WithStrategy(s Strategy) *Paginator {
 	c := *p
 	c.strategy = s
 	return &c
+}
+
+// Response is what pagination templates see as `response` for a decoded body: what the
+// CDK's decoder yields first (SPEC 11.4). For a top-level array that is its first element,
+// or an empty mapping when the array is empty, so that `response.get("num", {})` works on
+// an array body; any other body is itself.
+func Response(body any) any {
+	l, ok := body.([]any)
+	if !ok {
+		return body
+	}
+	if len(l) == 0 {
+		return map[string]any{}
+	}
+	return l[0]
 }

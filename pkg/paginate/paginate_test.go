@@ -2,6 +2,7 @@ package paginate
 
 import (
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -460,5 +461,23 @@ func TestPredictorAgreesWithNext(t *testing.T) {
 	}
 	if p := newPaginator(t, spec{strategy: manifest.CursorPagination, cursor: "{{ response.next }}", token: "request_parameter:c"}); p.Predictor() != nil {
 		t.Error("a cursor has no predictor")
+	}
+}
+
+func TestResponseIsWhatTheDecoderYieldsFirst(t *testing.T) {
+	first := map[string]any{"num": 1}
+	obj := map[string]any{"a": 1}
+	for _, tt := range []struct {
+		body, want any
+	}{
+		{[]any{first, map[string]any{"num": 2}}, first},
+		{[]any{}, map[string]any{}},
+		{[]any{"x"}, "x"},
+		{obj, obj},
+		{nil, nil},
+	} {
+		if got := Response(tt.body); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Response(%v) = %v, want %v", tt.body, got, tt.want)
+		}
 	}
 }

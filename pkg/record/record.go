@@ -35,33 +35,131 @@ func (r Record) AppendJSON(dst []byte) ([]byte, error) {
 // with sorted keys). The zero value is an empty object.
 type Object struct {
 	keys []string
-	vals map[string]any
+	vals []any
+	// index finds a key's place once the object has more than indexFrom keys; smaller
+	// objects (most records) are searched in order, which is faster than a map.
+	index map[string]int
+}
+
+const indexFrom = 16
+
+// find is the place of a key, or -1.
+func (o *Object) find(k string) int {
+	if o.index != nil {
+		if i, ok := o.index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, x := range o.keys {
+		if x == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // Set adds or replaces a key; a new key goes last, an existing key keeps its place.
 func (o *Object) Set(k string, v any) {
-	if o.vals == nil {
-		o.vals = map[string]any{}
+	if i := o.find(k); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
+	o.keys = append(o.keys, k)
+	o.vals = append(o.vals, v)
+	switch {
+	case o.index != nil:
+		o.index[k] = len(o.keys) - 1
+	case len(o.keys) > indexFrom:
+		o.reindex()
 	}
-	o.vals[k] = v
+}
+
+func (o *Object) reindex() {
+	o.index = make(map[string]int, len(o.keys))
+	for i, x := range o.keys {
+		o.index[x] = i
+	}
 }
 
 // Get returns the value of a key.
 func (o *Object) Get(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
+	if i := o.find(k); i >= 0 {
+		return o.value(i), true
+	}
+	return nil, false
+}
+
+// value is the i-th value, decoded now if Shallow left it as text.
+func (o *Object) value(i int) any {
+	raw, ok := o.vals[i].(rawValue)
+	if !ok {
+		return o.vals[i]
+	}
+	v, err := Decode(raw)
+	if err != nil {
+		v = nil // unreachable: Shallow's input was validated JSON
+	}
+	o.vals[i] = v
+	return v
+}
+
+// rawValue is a value Shallow kept as its JSON text, decoded on first access.
+type rawValue []byte
+
+// Shallow reads a JSON object whose text is known to be valid (a record the page parser
+// extracted) into an Object whose values stay JSON text until they are read: a
+// transformation that touches two keys of a record decodes two values, and the others are
+// written back as they came. The values share data's memory: the Object must not outlive
+// it. ok is false when data is not an object.
+func Shallow(data []byte) (*Object, bool) {
+	d := decoder{data: data}
+	d.space()
+	if d.i >= len(d.data) || d.data[d.i] != '{' {
+		return nil, false
+	}
+	d.i++
+	o := &Object{keys: make([]string, 0, 16), vals: make([]any, 0, 16)}
+	for {
+		d.space()
+		if d.i >= len(d.data) || d.data[d.i] != '"' {
+			return o, d.i < len(d.data) && d.data[d.i] == '}'
+		}
+		k, err := d.str()
+		if err != nil {
+			return nil, false
+		}
+		d.space()
+		if d.i >= len(d.data) || d.data[d.i] != ':' {
+			return nil, false
+		}
+		d.i++
+		d.space()
+		start := d.i
+		if !d.skip() {
+			return nil, false
+		}
+		o.Set(k, rawValue(data[start:d.i]))
+		d.space()
+		if d.i < len(d.data) && d.data[d.i] == ',' {
+			d.i++
+			continue
+		}
+		return o, d.i < len(d.data) && d.data[d.i] == '}'
+	}
 }
 
 // Delete removes a key; the others keep their order.
 func (o *Object) Delete(k string) {
-	if _, ok := o.vals[k]; !ok {
+	i := o.find(k)
+	if i < 0 {
 		return
 	}
-	delete(o.vals, k)
-	o.keys = slices.DeleteFunc(o.keys, func(x string) bool { return x == k })
+	o.keys = slices.Delete(o.keys, i, i+1)
+	o.vals = slices.Delete(o.vals, i, i+1)
+	if o.index != nil {
+		o.reindex()
+	}
 }
 
 // Keys returns the keys in order. The slice must not be changed.
@@ -86,6 +184,8 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return appendString(b, x), nil
 	case json.Number:
 		return append(b, x...), nil
+	case rawValue:
+		return append(b, x...), nil
 	case int:
 		return strconv.AppendInt(b, int64(x), 10), nil
 	case int64:
@@ -98,7 +198,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			}
 			b = appendString(b, k)
 			b = append(b, ':')
-			if b, err = appendValue(b, x.vals[k]); err != nil {
+			if b, err = appendValue(b, x.vals[i]); err != nil {
 				return nil, err
 			}
 		}

@@ -24,7 +24,10 @@ type PageEvent struct {
 	Size   int
 	// Records extracted (before the filter) and emitted (after the filter and limits).
 	Records, Emitted int
-	TokenBefore      any
+	// Shown are the first Options.ShowRecords records emitted from the page, as JSON text
+	// (after the transformations): print them through the redactor.
+	Shown       [][]byte
+	TokenBefore any
 	// TokenAfter is the next page's token: the one the read goes on with, or, when a limit
 	// ends the read, the one it would have gone on with.
 	TokenAfter any

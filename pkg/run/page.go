@@ -10,6 +10,7 @@ import (
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/template"
+	"connector/pkg/transform"
 )
 
 // handle is one page of the pipeline: extract its records, pass them through the filter to
@@ -39,7 +40,8 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End,
 	if r.res.pages == 1 {
 		r.res.firstPageRecords = emitted
 	}
-	ev.Records, ev.Emitted = page.count, emitted
+	ev.Records, ev.Emitted, ev.Shown = page.count, emitted, r.shown
+	r.shown = nil
 	d, derr := r.st.pag.Next(p.token, r.pageInfo(page, resp, req.URL))
 	if derr == nil && !d.Stop && r.track != nil && r.st.cursor.DataFeed() && page.count > 0 &&
 		r.track.PastRange(page.last) {
@@ -132,10 +134,24 @@ func quoteExcerpt(excerpt string) string {
 func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit Limit, leftOut bool, err error) {
 	o := r.st.o
 	filter := r.st.s.Selector.Filter
+	chain := r.st.transform
 	var vars map[string]any
-	if filter != nil {
-		vars = withParams(r.sv.vars(o.Config, p.token, p.first), r.st.s.Selector.Parameters)
+	if filter != nil || chain != nil {
+		vars = r.sv.vars(o.Config, p.token, p.first)
 	}
+	var fvars map[string]any
+	if filter != nil {
+		fvars = withParams(vars, r.st.s.Selector.Parameters)
+	}
+	keep := func(value any) (bool, error) {
+		fvars["record"] = value
+		v, err := filter.Eval(fvars)
+		if err != nil {
+			return false, fmt.Errorf("record_filter: %w", err)
+		}
+		return template.Truthy(v), nil
+	}
+	filterFirst := r.st.s.Selector.FilterFirst
 	if r.track != nil {
 		if err := r.track.EndNow(); err != nil {
 			return 0, Limit{}, false, fmt.Errorf("incremental_sync end_datetime: %w", err)
@@ -147,26 +163,70 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 	r.batch = r.batch[:0]
 	for i := range page.Records {
 		rec := &page.Records[i]
-		if filter != nil {
-			vars["record"] = rec.Value
-			v, err := filter.Eval(vars)
-			if err != nil {
-				return emitted, Limit{}, false, fmt.Errorf("record_filter: %w", err)
-			}
-			if !template.Truthy(v) {
-				continue
-			}
-		}
-		if r.track != nil {
-			keep, err := r.track.Keep(rec.Raw)
+		if filter != nil && (chain == nil || filterFirst) {
+			ok, err := keep(rec.Value)
 			if err != nil {
 				return emitted, Limit{}, false, err
 			}
-			if !keep {
+			if !ok {
 				continue
 			}
 		}
-		r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+		var obj *record.Object
+		if chain != nil {
+			var err error
+			if obj, err = r.transform(chain, rec.Raw, vars); err != nil {
+				return emitted, Limit{}, false, err
+			}
+			if obj != nil {
+				rec.Value = obj // the filter after and the paginator see the edited record
+			}
+			if filter != nil && !filterFirst {
+				ok, err := keep(rec.Value)
+				if err != nil {
+					return emitted, Limit{}, false, err
+				}
+				if !ok {
+					continue
+				}
+			}
+		}
+		if n := r.st.normalize; n != nil {
+			// After the filter, as the CDK's record selector does; a record the schema
+			// leaves as it is keeps its bytes.
+			if obj != nil {
+				n.Apply(obj)
+			} else if o, ok := record.Shallow(rec.Raw); ok && n.Apply(o) {
+				obj = o
+			}
+		}
+		if r.track != nil {
+			var ok bool
+			var err error
+			if obj != nil {
+				ok, err = r.track.KeepObject(obj)
+			} else {
+				ok, err = r.track.Keep(rec.Raw)
+			}
+			if err != nil {
+				return emitted, Limit{}, false, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		if obj != nil {
+			r.batch = append(r.batch, record.Record{Object: obj})
+		} else {
+			r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+		}
+		if len(r.shown) < o.ShowRecords {
+			text, err := r.batch[len(r.batch)-1].AppendJSON(nil)
+			if err != nil {
+				return emitted, Limit{}, false, err
+			}
+			r.shown = append(r.shown, text)
+		}
 		emitted++
 		r.res.records++
 		if o.MaxRecords > 0 && r.recordsBefore+r.res.records >= o.MaxRecords {
@@ -180,6 +240,19 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 	}
 	clear(r.batch) // drop the references into the body
 	return emitted, limit, leftOut, err
+}
+
+// transform decodes a record into an ordered object and applies the stream's
+// transformations to it; a record that is not an object is left as it is (nil).
+func (r *sliceReader) transform(chain *transform.Chain, raw []byte, vars map[string]any) (*record.Object, error) {
+	obj, ok := record.Shallow(raw)
+	if !ok {
+		return nil, nil
+	}
+	if err := chain.Apply(obj, vars); err != nil {
+		return nil, err
+	}
+	return obj, nil
 }
 
 // pageInfo is what the paginator learns from a page.

@@ -67,7 +67,16 @@ type partitions struct {
 
 func (p *partitions) Records(_ string, recs []record.Record) error {
 	for _, r := range recs {
-		v, err := record.Decode(r.Raw)
+		raw := r.Raw
+		if r.Object != nil {
+			// A transformed parent record: decoded anew, so that nothing the child keeps
+			// shares the page's memory.
+			var err error
+			if raw, err = r.AppendJSON(nil); err != nil {
+				return err
+			}
+		}
+		v, err := record.Decode(raw)
 		if err != nil {
 			return err
 		}

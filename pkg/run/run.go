@@ -121,6 +121,9 @@ type Options struct {
 	Checkpoint func(cp Checkpoint)
 	// Now is the clock of incremental streams' default end_datetime (nil: time.Now).
 	Now func() time.Time
+	// ShowRecords is how many records of each page a PageEvent carries (paginate-trace
+	// --show-records).
+	ShowRecords int
 
 	// strategy, when set (tests), replaces the pagination strategy of every stream.
 	strategy paginate.Strategy

@@ -30,6 +30,8 @@ type sliceReader struct {
 	batch []record.Record
 	// track follows the cursor values of the slice's records (nil: no incremental cursor).
 	track *incremental.Tracker
+	// shown are the records of the page being handled that its event shows.
+	shown [][]byte
 }
 
 // sliceResult is the outcome of one slice.

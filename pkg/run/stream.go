@@ -13,11 +13,13 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/incremental"
 	"connector/pkg/manifest"
+	"connector/pkg/normalize"
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/request"
 	"connector/pkg/slice"
 	"connector/pkg/template"
+	"connector/pkg/transform"
 )
 
 // stream is what does not change while a stream is read: made once, shared by its slices.
@@ -44,6 +46,10 @@ type stream struct {
 	predictor *paginate.Predictor
 	// skipped counts, per parent, the records without a value at parent_key.
 	skipped []Skipped
+	// transform is the stream's transformations (nil: none; records are emitted as sent).
+	transform *transform.Chain
+	// normalize casts records to the stream's schema (schema_normalization: Default).
+	normalize *normalize.Normalizer
 	// in is the stream's input state; cursor its incremental cursor (nil: full refresh).
 	in     *record.Object
 	cursor *incremental.Cursor
@@ -84,6 +90,12 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 	})
 	if err != nil {
 		return nil, fmt.Errorf("partition_router: %w", err)
+	}
+	if st.transform, err = transform.New(s.Transformations, o.Config); err != nil {
+		return nil, err
+	}
+	if s.Selector.Normalization == manifest.NormalizationDefault {
+		st.normalize = normalize.New(s.Schema)
 	}
 	if err := st.newCursor(in); err != nil {
 		return nil, err

@@ -507,20 +507,3 @@ func Numeric(v any) (string, bool) {
 	}
 	return "", false
 }
-
-// LiteralEval reads text as a Python literal (a list, a mapping, a string, a number, True,
-// False, None), as the CDK's ast.literal_eval of an interpolated string does.
-func LiteralEval(text string) (any, error) {
-	if strings.Contains(text, "}}") || strings.Contains(text, "{%") {
-		return nil, fmt.Errorf("not a literal")
-	}
-	t, err := Compile("{{ "+text+" }}", nil)
-	if err != nil {
-		return nil, fmt.Errorf("not a literal: %w", err)
-	}
-	v, err := t.Eval(map[string]any{})
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
-}
