@@ -337,9 +337,8 @@ func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream,
 		l.unsupportedValue(v, c.fieldPath("pagination_reset"), "PaginationReset")
 		ok = false
 	}
-	if !l.decoder(c, "decoder") {
-		ok = false
-	}
+	dec, dok := l.retrieverDecoder(c)
+	s.Decoder, ok = dec, ok && dok
 	s.IgnoreSlicerOnPaginated, _ = l.boolField(c, "ignore_stream_slicer_parameters_on_paginated_requests")
 	if v := c.get("partition_router"); !isEmpty(v) {
 		r, rok := l.routers(v, c.fieldPath("partition_router"), c.params, &uses, depth)
@@ -365,6 +364,7 @@ func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream,
 	if pn := c.get("paginator"); pn != nil {
 		s.Paginator = l.paginator(pn, c.fieldPath("paginator"), c.params, &uses)
 	}
+	l.checkPaginatedDecoder(c, s.Decoder, s.Paginator)
 	l.conflicts = append(l.conflicts, uses)
 	return ok && s.Requester != nil && s.Selector != nil
 }

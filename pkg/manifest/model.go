@@ -60,6 +60,8 @@ type Stream struct {
 	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
 	// the partition's request options go on the first request of a slice only.
 	IgnoreSlicerOnPaginated bool
+	// Decoder is the retriever's decoder; nil for JsonDecoder.
+	Decoder *Decoder
 	// Schema is the stream's JSON schema from its schema_loader, decoded as record.Decode
 	// decodes JSON (*record.Object, []any, json.Number, …); nil when the stream has none
 	// (the CDK's DefaultSchemaLoader finds no file for a manifest-only connector).

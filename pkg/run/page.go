@@ -33,18 +33,18 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End,
 	}
 	r.res.pages++
 	ev.Number = r.res.pages
-	emitted, limit, leftOut, err := r.emit(page, p)
+	emitted, limit, leftOut, err := r.emitAll(page, p)
 	if err != nil {
 		return nil, Failed, err
 	}
 	if r.res.pages == 1 {
 		r.res.firstPageRecords = emitted
 	}
-	ev.Records, ev.Emitted, ev.Shown = len(page.Records), emitted, r.shown
+	ev.Records, ev.Emitted, ev.Shown = page.count, emitted, r.shown
 	r.shown = nil
 	d, derr := r.st.pag.Next(p.token, r.pageInfo(page, resp, req.URL))
-	if derr == nil && !d.Stop && r.track != nil && r.st.cursor.DataFeed() && len(page.Records) > 0 &&
-		r.track.PastRange(page.Records[len(page.Records)-1].Raw) {
+	if derr == nil && !d.Stop && r.track != nil && r.st.cursor.DataFeed() && page.count > 0 &&
+		r.track.PastRange(page.last) {
 		// is_data_feed: the newest-first feed has gone past the read's range.
 		d = paginate.Decision{Stop: true, Why: paginate.DataFeedEnd, Strategy: d.Strategy, Count: d.Count, Size: d.Size}
 	}
@@ -88,12 +88,16 @@ func (r *sliceReader) observe(ev PageEvent) {
 	}
 }
 
-// parse extracts the records of a page, or says what is wrong with its body.
-func (r *sliceReader) parse(p *fetched) (*extract.Page, error) {
+// parse extracts the records of a page, or says what is wrong with its body. A decoder
+// other than JSON is only opened here: emitAll decodes the records.
+func (r *sliceReader) parse(p *fetched) (*parsed, error) {
+	if r.st.dec != nil {
+		return r.openDecoded(p)
+	}
 	req, resp := p.req, p.resp
 	page, err := extract.Parse(resp.Body, p.path, r.st.want)
 	if err == nil {
-		return page, nil
+		return &parsed{Page: page}, nil
 	}
 	var nr *extract.NotRecordError
 	var de *extract.DepthError
@@ -102,7 +106,7 @@ func (r *sliceReader) parse(p *fetched) (*extract.Page, error) {
 	url := client.Redactor.String(req.URL)
 	switch {
 	case errors.Is(err, extract.ErrEmpty) && resp.Status == http.StatusNoContent:
-		return &extract.Page{}, nil
+		return &parsed{Page: &extract.Page{}}, nil
 	case errors.As(err, &de):
 		// No excerpt: the start of such a body is brackets.
 		return nil, fmt.Errorf("%s %s answered %d with %w", req.Method, url, resp.Status, err)
@@ -252,8 +256,8 @@ func (r *sliceReader) transform(chain *transform.Chain, raw []byte, vars map[str
 }
 
 // pageInfo is what the paginator learns from a page.
-func (r *sliceReader) pageInfo(page *extract.Page, resp *httpx.Response, reqURL string) paginate.Page {
-	pi := paginate.Page{Count: len(page.Records), Body: page.Body, URL: reqURL,
+func (r *sliceReader) pageInfo(page *parsed, resp *httpx.Response, reqURL string) paginate.Page {
+	pi := paginate.Page{Count: page.count, Body: page.Body, URL: reqURL,
 		Headers: paginate.NewHeaders(resp.Header, reqURL), Vars: r.sv.base}
 	if r.st.want.Values {
 		pi.LastRecords = make([]any, len(page.Records))

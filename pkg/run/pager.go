@@ -135,7 +135,7 @@ func (r *sliceReader) launch(ctx context.Context, token any, first bool, prevURL
 // count decides that and no limit can stop the read at this page.
 func (r *sliceReader) guess(ctx context.Context, p *fetched, pages, records int) (n int, next any, ok bool) {
 	o := r.st.o
-	if !r.st.overlap || ctx.Err() != nil || p.err != nil || p.resp.Ignored || o.MaxPages > 0 && pages >= o.MaxPages {
+	if !r.st.overlap || r.st.dec != nil || ctx.Err() != nil || p.err != nil || p.resp.Ignored || o.MaxPages > 0 && pages >= o.MaxPages {
 		return 0, nil, false
 	}
 	n, ok = extract.Count(p.resp.Body, p.path)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"connector/pkg/auth"
+	"connector/pkg/decode"
 	"connector/pkg/extract"
 	"connector/pkg/httpx"
 	"connector/pkg/incremental"
@@ -32,6 +33,8 @@ type stream struct {
 	router  slice.Router
 	// want says which Go values the templates of the stream need from a page.
 	want extract.Want
+	// dec decodes the bodies of a stream whose decoder is not JSON (nil: JSON).
+	dec *decode.Decoder
 	// literalPath is the record selector's field path when it has no template.
 	literalPath []string
 	// depth is how many pages may be requested and not yet handled; speculate sends them
@@ -96,6 +99,9 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 	}
 	if err := st.newCursor(in); err != nil {
 		return nil, err
+	}
+	if s.Decoder != nil {
+		st.dec = decode.New(s.Decoder, o.Client.BodyLimit(), "--max-body")
 	}
 	st.want = wants(s)
 	st.want.MaxRecords = int(max(o.Client.BodyLimit()/recordBytes, 1))
