@@ -4,9 +4,11 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"connector/pkg/manifest"
 )
@@ -230,7 +232,16 @@ func FuzzDecode(f *testing.F) {
 		{Type: manifest.CSVDecoder, Encoding: "utf-16", Delimiter: ';'}}
 	f.Fuzz(func(t *testing.T, body string) {
 		for _, m := range decs {
-			readAll(m, body, 1<<16)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				readAll(m, body, 1<<16)
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				panic(fmt.Sprintf("%s hangs on %q", m.Type, body))
+			}
 		}
 	})
 }
