@@ -105,6 +105,15 @@ func (o *Object) value(i int) any {
 	return v
 }
 
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
 // keyCache remembers recent object keys, so that a key that comes again (in every record
 // of a page) is the same string, not a new one. Lock-free: a slot holds the last key that
 // hashed to it.
@@ -455,6 +464,16 @@ func (d *decoder) key() (string, error) { return d.strAs(true) }
 
 func (d *decoder) strAs(intern bool) (string, error) {
 	start := d.i
+	if intern {
+		// A plain key: no escape, no control character before its closing quote.
+		if j := bytes.IndexByte(d.data[start+1:], '"'); j >= 0 {
+			body := d.data[start+1 : start+1+j]
+			if bytes.IndexByte(body, '\\') < 0 && !hasControl(body) {
+				d.i = start + j + 2
+				return internKey(body), nil
+			}
+		}
+	}
 	d.i++
 	escaped := false
 	for d.i < len(d.data) {
@@ -569,17 +588,18 @@ func (d *decoder) skip() bool {
 func (d *decoder) skipString() bool {
 	d.i++
 	for {
-		j := bytes.IndexAny(d.data[d.i:], "\"\\")
+		j := bytes.IndexByte(d.data[d.i:], '"')
 		if j < 0 {
 			d.i = len(d.data)
 			return false
 		}
-		d.i += j
-		if d.data[d.i] == '"' {
-			d.i++
+		// The quote ends the string unless a backslash before it escapes it.
+		bs := bytes.IndexByte(d.data[d.i:d.i+j], '\\')
+		if bs < 0 {
+			d.i += j + 1
 			return true
 		}
-		d.i += 2 // an escape and the byte it escapes
+		d.i += bs + 2 // an escape and the byte it escapes
 		if d.i > len(d.data) {
 			return false
 		}
