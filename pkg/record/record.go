@@ -37,12 +37,16 @@ func (r Record) AppendJSON(dst []byte) ([]byte, error) {
 type Object struct {
 	keys []string
 	vals []any
+	// raw and spans are Shallow's: spans[i], when not empty, is where the still undecoded
+	// value of keys[i] is in raw.
+	raw   []byte
+	spans []span
 	// index finds a key's place once the object has more than indexFrom keys; smaller
 	// objects (most records) are searched in order, which is faster than a map.
 	index map[string]int
 }
 
-const indexFrom = 16
+const indexFrom = 32
 
 // find is the place of a key, or -1.
 func (o *Object) find(k string) int {
@@ -60,14 +64,23 @@ func (o *Object) find(k string) int {
 	return -1
 }
 
+// span is where a value is in an Object's raw text (empty: decoded).
+type span struct{ start, end int32 }
+
 // Set adds or replaces a key; a new key goes last, an existing key keeps its place.
 func (o *Object) Set(k string, v any) {
 	if i := o.find(k); i >= 0 {
 		o.vals[i] = v
+		if o.spans != nil {
+			o.spans[i] = span{}
+		}
 		return
 	}
 	o.keys = append(o.keys, k)
 	o.vals = append(o.vals, v)
+	if o.spans != nil {
+		o.spans = append(o.spans, span{})
+	}
 	switch {
 	case o.index != nil:
 		o.index[k] = len(o.keys) - 1
@@ -93,15 +106,15 @@ func (o *Object) Get(k string) (any, bool) {
 
 // value is the i-th value, decoded now if Shallow left it as text.
 func (o *Object) value(i int) any {
-	raw, ok := o.vals[i].(rawValue)
-	if !ok {
+	if o.spans == nil || o.spans[i].end == 0 {
 		return o.vals[i]
 	}
-	v, err := Decode(raw)
+	sp := o.spans[i]
+	v, err := Decode(o.raw[sp.start:sp.end])
 	if err != nil {
 		v = nil // unreachable: Shallow's input was validated JSON
 	}
-	o.vals[i] = v
+	o.vals[i], o.spans[i] = v, span{}
 	return v
 }
 
@@ -136,8 +149,6 @@ func internKey(b []byte) string {
 	return s
 }
 
-// rawValue is a value Shallow kept as its JSON text, decoded on first access.
-type rawValue []byte
 
 // Shallow reads a JSON object whose text is known to be valid (a record the page parser
 // extracted) into an Object whose values stay JSON text until they are read: a
@@ -151,7 +162,10 @@ func Shallow(data []byte) (*Object, bool) {
 		return nil, false
 	}
 	d.i++
-	o := &Object{keys: make([]string, 0, 16), vals: make([]any, 0, 16)}
+	if len(data) >= 1<<31 {
+		return nil, false
+	}
+	o := &Object{keys: make([]string, 0, 16), vals: make([]any, 0, 16), raw: data, spans: make([]span, 0, 16)}
 	for {
 		d.space()
 		if d.i >= len(d.data) || d.data[d.i] != '"' {
@@ -171,7 +185,13 @@ func Shallow(data []byte) (*Object, bool) {
 		if !d.skip() {
 			return nil, false
 		}
-		o.Set(k, rawValue(data[start:d.i]))
+		sp := span{int32(start), int32(d.i)}
+		if i := o.find(k); i >= 0 {
+			o.vals[i], o.spans[i] = nil, sp // a key written twice: the last value, at the first place
+		} else {
+			o.Set(k, nil)
+			o.spans[len(o.spans)-1] = sp
+		}
 		d.space()
 		if d.i < len(d.data) && d.data[d.i] == ',' {
 			d.i++
@@ -189,6 +209,9 @@ func (o *Object) Delete(k string) {
 	}
 	o.keys = slices.Delete(o.keys, i, i+1)
 	o.vals = slices.Delete(o.vals, i, i+1)
+	if o.spans != nil {
+		o.spans = slices.Delete(o.spans, i, i+1)
+	}
 	if o.index != nil {
 		o.reindex()
 	}
@@ -216,8 +239,6 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return appendString(b, x), nil
 	case json.Number:
 		return append(b, x...), nil
-	case rawValue:
-		return append(b, x...), nil
 	case int:
 		return strconv.AppendInt(b, int64(x), 10), nil
 	case int64:
@@ -230,6 +251,10 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			}
 			b = appendString(b, k)
 			b = append(b, ':')
+			if x.spans != nil && x.spans[i].end > 0 {
+				b = append(b, x.raw[x.spans[i].start:x.spans[i].end]...)
+				continue
+			}
 			if b, err = appendValue(b, x.vals[i]); err != nil {
 				return nil, err
 			}
