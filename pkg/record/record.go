@@ -149,7 +149,6 @@ func internKey(b []byte) string {
 	return s
 }
 
-
 // Shallow reads a JSON object whose text is known to be valid (a record the page parser
 // extracted) into an Object whose values stay JSON text until they are read: a
 // transformation that touches two keys of a record decodes two values, and the others are
