@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +97,58 @@ func TestStateDelegatingRetentionPeriod(t *testing.T) {
 		if got := strings.Contains(res.Stderr, "retention period"); got != (c.note != "") || c.note != "" && !strings.Contains(res.Stderr, c.note) {
 			t.Errorf("%s: stderr %q, want the note %q", c.name, res.Stderr, c.note)
 		}
+	}
+}
+
+// TestTraceShowsWindowsAndCheckpoints: paginate-trace names the cursor, shows each window as
+// its slice and each checkpoint, and writes the state with --state.
+func TestTraceShowsWindowsAndCheckpoints(t *testing.T) {
+	t.Parallel()
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("since") {
+		case "2024-03-01T00:00:00Z":
+			w.Write([]byte(`[{"id":1,"updated_at":"2024-03-01T10:00:00Z"}]`))
+		default:
+			w.Write([]byte(`[]`))
+		}
+	})
+	def := writeFile(t, "def.yaml", `version: 6.0.0
+type: DeclarativeSource
+streams:
+  - type: DeclarativeStream
+    name: events
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}", path: /events}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated_at
+      datetime_format: "%Y-%m-%dT%H:%M:%SZ"
+      start_datetime: "2024-03-01T00:00:00Z"
+      end_datetime: "2024-03-02T12:00:00Z"
+      step: P1D
+      cursor_granularity: PT1S
+      start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: since}
+`)
+	st := filepath.Join(t.TempDir(), "state.json")
+	res := runCLI(t, "", "paginate-trace", def, "--set", "base_url="+api.URL, "--state", st)
+	if res.Code != 0 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
+	}
+	for _, want := range []string{
+		"DatetimeBasedCursor on updated_at from 2024-03-01T00:00:00Z)\n",
+		"  slice 1 2024-03-01T00:00:00Z → 2024-03-01T23:59:59Z of events\n",
+		"    checkpoint: state {\"updated_at\":\"2024-03-01T10:00:00Z\"}\n",
+		"  slice 2 2024-03-02T00:00:00Z → 2024-03-02T12:00:00Z of events\n",
+		"  state at the end: {\"updated_at\":\"2024-03-01T10:00:00Z\"}\n",
+		"  events: 2 slices, 2 pages, 1 record emitted\n",
+	} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("trace lacks %q:\n%s", want, res.Stdout)
+		}
+	}
+	if got, _ := os.ReadFile(st); !strings.Contains(string(got), `"stream_state":{"updated_at":"2024-03-01T10:00:00Z"}`) {
+		t.Errorf("state file %s", got)
 	}
 }
