@@ -244,6 +244,13 @@ func TestOAuthTokenRequests(t *testing.T) {
 				Authorization: "Basic Y2lkOmNzZWNyZXQ=",
 				Body:          "app_id=cid&app_secret=csecret&grant_type=client_credentials&scopes=read&scopes=write&audience=aud-1"},
 			"**** **** rtok **** aud-1"}, // rtok is not read; audience is not a credential
+		{"refresh_request_body naming a field the authenticator sets (basecamp): the authenticator's wins, as in the CDK", refreshYAML + `
+    refresh_request_body:
+      type: refresh
+      refresh_token: "{{ config.audience }}"`, map[string]any{"audience": "aud-1"},
+			seen{Method: "POST", URL: "/token", ContentType: "application/json",
+				Body: `{"client_id":"cid","client_secret":"csecret","refresh_token":"rtok","grant_type":"refresh_token","type":"refresh"}`},
+			"**** **** **** Basic **** ****"}, // aud-1 fills a refresh_token field: a secret
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEndpoint(t, answer{200, `{"access_token":"at-1","expires_in":3600}`})

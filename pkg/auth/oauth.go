@@ -305,6 +305,7 @@ func (o *oauth) tokenRequest() (*request.Builder, error) {
 		return b.SetJSON([]string{key}, v, source)
 	}
 	const src = "the OAuth authenticator"
+	own := map[string]bool{} // the names the authenticator sets: refresh_request_body does not override them
 	fields := [][2]string{
 		{o.def.ClientIDName, o.clientID},
 		{o.def.ClientSecretName, o.clientSecret},
@@ -317,6 +318,7 @@ func (o *oauth) tokenRequest() (*request.Builder, error) {
 		if f[1] == "" {
 			continue
 		}
+		own[f[0]] = true
 		if err := set(f[0], f[1], src); err != nil {
 			return nil, err
 		}
@@ -326,12 +328,16 @@ func (o *oauth) tokenRequest() (*request.Builder, error) {
 		for i, s := range o.scopes {
 			list[i] = s
 		}
+		own["scopes"] = true
 		if err := set("scopes", list, src); err != nil {
 			return nil, err
 		}
 	}
 	if o.body != nil {
 		for _, k := range o.body.Keys() {
+			if own[k] {
+				continue // as the CDK does: the authenticator's own value wins
+			}
 			v, _ := o.body.Get(k)
 			if err := set(k, v, "refresh_request_body"); err != nil {
 				return nil, err
