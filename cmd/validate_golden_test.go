@@ -19,11 +19,12 @@ func TestValidateGolden(t *testing.T) {
 		{"yaml_error.yaml", []string{"yaml"}},
 		{"ref_missing.yaml", []string{"ref"}},
 		{"ref_cycle.yaml", []string{"ref"}},
-		{"unknown_field.yaml", []string{"unknown-field"}},
+		{"unknown_field.yaml", []string{"unknown-field", "unknown-field"}}, // an error at the top level, a warning below
 		{"unknown_top_level.yaml", []string{"missing-field", "unknown-field"}},
 		{"missing_field.yaml", []string{"missing-field", "missing-field"}},
 		{"type_error.yaml", []string{"type", "type"}},
 		{"unsupported.yaml", []string{"unsupported-component", "unsupported-component"}},
+		{"python_component.yaml", []string{"python-component", "python-component"}},
 		{"template_error.yaml", []string{"template", "template"}},
 		{"template_variable.yaml", []string{"template", "template"}},
 		{"option_conflict.yaml", []string{"option-conflict"}},
@@ -85,7 +86,7 @@ func TestValidateGolden(t *testing.T) {
 			var codes []string
 			for _, d := range report.Diagnostics {
 				codes = append(codes, d.Code)
-				if d.Severity != "error" || d.Message == "" || d.Line < 1 || d.Column < 1 {
+				if (d.Severity != "error" && d.Severity != "warning") || d.Message == "" || d.Line < 1 || d.Column < 1 {
 					t.Errorf("diagnostic without severity, message or position: %+v", d)
 				}
 			}
@@ -115,9 +116,11 @@ func TestValidateSeveralFiles(t *testing.T) {
 			args: []string{valid, broken},
 			code: 3,
 			stderr: "testdata/validate/valid_basic.yaml: valid\n" +
-				"testdata/validate/unknown_field.yaml:17:11: error: unknown field `page_sise` in OffsetIncrement\n" +
+				"testdata/validate/unknown_field.yaml:2:1: error: unknown field `descripton` in DeclarativeSource\n" +
+				"  hint: did you mean `description`?\n" +
+				"testdata/validate/unknown_field.yaml:18:11: warning: unknown field `page_sise` in OffsetIncrement; it is ignored\n" +
 				"  hint: did you mean `page_size`?\n" +
-				"testdata/validate/unknown_field.yaml: invalid, 1 error\n",
+				"testdata/validate/unknown_field.yaml: invalid, 1 error, 1 warning\n",
 		},
 		{
 			name: "JSON: one line per file",
@@ -125,7 +128,9 @@ func TestValidateSeveralFiles(t *testing.T) {
 			code: 3,
 			stdout: `{"file":"testdata/validate/valid_basic.yaml","valid":true,"diagnostics":[]}` + "\n" +
 				`{"file":"testdata/validate/unknown_field.yaml","valid":false,"diagnostics":[{"severity":"error","code":"unknown-field","message":"unknown field ` +
-				"`page_sise`" + ` in OffsetIncrement","hint":"did you mean ` + "`page_size`" + `?","line":17,"column":11,"path":"streams[0].retriever.paginator.pagination_strategy.page_sise"}]}` + "\n",
+				"`descripton`" + ` in DeclarativeSource","hint":"did you mean ` + "`description`" + `?","line":2,"column":1,"path":"descripton"},` +
+				`{"severity":"warning","code":"unknown-field","message":"unknown field ` + "`page_sise`" + ` in OffsetIncrement; it is ignored","hint":"did you mean ` +
+				"`page_size`" + `?","line":18,"column":11,"path":"streams[0].retriever.paginator.pagination_strategy.page_sise"}]}` + "\n",
 		},
 		{
 			name: "a file that does not exist",
@@ -151,6 +156,30 @@ func TestValidateSeveralFiles(t *testing.T) {
 			t.Parallel()
 			res := runCLI(t, "", append([]string{"validate"}, tt.args...)...)
 			e2eCheckResult(t, nil, res, tt.code, tt.stdout, tt.stderr)
+		})
+	}
+}
+
+// TestPythonRefusedByEveryCommand checks that read, check and paginate-trace refuse a
+// definition with Python code as validate does: exit 3, the same diagnostics.
+func TestPythonRefusedByEveryCommand(t *testing.T) {
+	t.Parallel()
+	def := filepath.Join("testdata", "validate", "python_component.yaml")
+	want := "testdata/validate/python_component.yaml:6:7: error: CustomRecordExtractor runs Python code (extractor)\n" +
+		"  hint: class_name: source_example.components.Extractor — connector runs no Python: write the behaviour with declarative components, or run this definition with the Airbyte CDK\n" +
+		"testdata/validate/python_component.yaml:28:9: error: CustomPartitionRouter runs Python code (partition_router)\n" +
+		"  hint: class_name: source_example.components.Router — connector runs no Python: write the behaviour with declarative components, or run this definition with the Airbyte CDK\n"
+	values := writeFile(t, "values.yaml", "api_key: x\n")
+	for _, command := range []string{"validate", "read", "check", "paginate-trace"} {
+		t.Run(command, func(t *testing.T) {
+			args := []string{command, def}
+			if command != "validate" {
+				args = append(args, "--testing-values", values)
+			}
+			res := runCLI(t, "", args...)
+			if res.Code != 3 || !strings.HasPrefix(res.Stderr, want) || res.Stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 3 and stderr starting with:\n%s", res.Code, res.Stdout, res.Stderr, want)
+			}
 		})
 	}
 }

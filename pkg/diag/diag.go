@@ -20,12 +20,15 @@ const (
 
 // Codes of the diagnostics, as printed by `validate --format json`.
 const (
-	CodeYAML                = "yaml"
-	CodeRef                 = "ref"
-	CodeUnknownField        = "unknown-field"
-	CodeMissingField        = "missing-field"
-	CodeType                = "type"
-	CodeUnsupported         = "unsupported-component"
+	CodeYAML         = "yaml"
+	CodeRef          = "ref"
+	CodeUnknownField = "unknown-field"
+	CodeMissingField = "missing-field"
+	CodeType         = "type"
+	CodeUnsupported  = "unsupported-component"
+	// CodePython marks a component that runs Python code (a Custom* type, a class_name):
+	// a refusal by design, where unsupported-component is a capability still to build.
+	CodePython              = "python-component"
 	CodeTemplate            = "template"
 	CodeOptionConflict      = "option-conflict"
 	CodeCredentialLiteral   = "credential-literal"

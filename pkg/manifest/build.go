@@ -232,6 +232,8 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 		}
 	}
 	l.unsupportedValue(c.get("file_uploader"), c.fieldPath("file_uploader"), "FileUploader")
+	// state_migrations are not run here; one written in Python is refused all the same.
+	l.pythonWithin(c.get("state_migrations"), c.fieldPath("state_migrations"), map[*yaml.Node]bool{})
 	if sl := c.get("schema_loader"); sl != nil && sl.Kind != yaml.MappingNode && sl.Kind != yaml.SequenceNode && !isRefString(sl) {
 		l.at(sl, c.fieldPath("schema_loader"), diag.CodeType, fmt.Sprintf("`schema_loader` must be a mapping or a list, not %s", kindName(sl)), "")
 	} else if sl != nil {

@@ -15,7 +15,8 @@ import (
 // never "unknown" even when this tool does not act on it.
 var fields = map[string][]string{
 	"DeclarativeSource": {"type", "version", "check", "definitions", "streams", "dynamic_streams", "spec",
-		"metadata", "schemas", "concurrency_level", "api_budget", "max_concurrent_async_job_count", "description"},
+		"metadata", "schemas", "concurrency_level", "api_budget", "max_concurrent_async_job_count", "description",
+		"stream_groups"},
 	"DeclarativeStream": {"type", "name", "retriever", "incremental_sync", "primary_key", "schema_loader",
 		"transformations", "state_migrations", "file_uploader", "$parameters"},
 	"SimpleRetriever": {"type", "requester", "record_selector", "paginator", "decoder", "partition_router",
@@ -25,7 +26,7 @@ var fields = map[string][]string{
 		"request_headers", "request_body_json", "request_body_data", "request_body", "error_handler",
 		"use_cache", "fetch_properties_from_endpoint", "query_properties", "name", "$parameters"},
 	"RecordSelector":   {"type", "extractor", "record_filter", "schema_normalization", "transform_before_filtering", "$parameters"},
-	"DpathExtractor":   {"type", "field_path", "decoder", "$parameters"},
+	"DpathExtractor":   {"type", "field_path", "decoder", "record_expander", "$parameters"},
 	"RecordFilter":     {"type", "condition", "$parameters"},
 	"DefaultPaginator": {"type", "pagination_strategy", "page_size_option", "page_token_option", "url_base", "decoder", "$parameters"},
 	"NoPagination":     {"type", "$parameters"},
@@ -34,7 +35,7 @@ var fields = map[string][]string{
 	CursorPagination:   {"type", "cursor_value", "stop_condition", "page_size", "decoder", "$parameters"},
 	"RequestOption":    {"type", "inject_into", "field_name", "field_path", "$parameters"},
 	"RequestPath":      {"type", "$parameters"},
-	"CheckStream":      {"type", "stream_names", "dynamic_streams_check_configs", "$parameters"},
+	"CheckStream":      {"type", "stream_names", "dynamic_streams_check_configs", "config_overrides", "$parameters"},
 	"Spec":             {"type", "connection_specification", "documentation_url", "advanced_auth", "config_normalization_rules", "$parameters"},
 	"ConcurrencyLevel": {"type", "default_concurrency", "max_concurrency", "$parameters"},
 	"JsonDecoder":      {"type", "$parameters"},
@@ -52,7 +53,8 @@ var fields = map[string][]string{
 		"refresh_token", "token_refresh_endpoint", "access_token_name", "access_token_value", "expires_in_name",
 		"grant_type_name", "grant_type", "refresh_request_body", "refresh_request_headers", "scopes",
 		"token_expiry_date", "token_expiry_date_format", "refresh_token_updater", "profile_assertion",
-		"use_profile_assertion", "$parameters"},
+		"use_profile_assertion", "refresh_token_error_status_codes", "refresh_token_error_key", "refresh_token_error_values",
+		"send_refresh_request_as_query_params", "$parameters"},
 	SessionAuth: {"type", "login_requester", "session_token_path", "expiration_duration", "request_authentication",
 		"decoder", "$parameters"},
 	"refresh_token_updater": {"refresh_token_name", "access_token_config_path", "refresh_token_config_path",
@@ -202,6 +204,9 @@ func (l *loader) component(n *yaml.Node, path string, parent *params, defType st
 		l.at(t, join(path, "type"), diag.CodeType, fmt.Sprintf("`type` must be a string, not %s", kindName(t)), "")
 		return nil, false
 	}
+	if l.python(n, path, lastSeg(path)) {
+		return nil, false
+	}
 	if c.typ == "" {
 		l.at(n, path, diag.CodeMissingField, fmt.Sprintf("`%s` is missing the required field `type`", lastSeg(path)), "")
 		return nil, false
@@ -234,22 +239,41 @@ func (c *comp) get(name string) *yaml.Node {
 
 func (c *comp) fieldPath(name string) string { return join(c.path, name) }
 
-// checkFields reports fields not in the component's field list. A near miss of a known
-// field is an error (a typo that would silently change behaviour); another unknown name
-// is a warning, since the reference implementation ignores it — except at the top level,
-// where every unknown key is an error.
+// strict lists the component types whose CDK schema sets `additionalProperties: false`: the
+// CDK refuses a field it does not name, so an unknown field there is an error. Every other
+// component accepts and ignores unknown fields, so here they are warnings.
+var strict = map[string]bool{"DeclarativeSource": true, "ConfigNormalizationRules": true}
+
+// notRun lists fields of the CDK schema that this tool reads past without acting on them.
+// A field whose effect shows in the requests or the records (component set) is refused as
+// unsupported when it is written (and not false); the others are accepted with a warning
+// that says what is skipped (skip set).
+var notRun = map[string]map[string]struct{ component, skip string }{
+	"DeclarativeSource": {"stream_groups": {component: "StreamGroup"}},
+	"DpathExtractor":    {"record_expander": {component: "RecordExpander"}},
+	OAuthAuth:           {"send_refresh_request_as_query_params": {component: "OAuthAuthenticator send_refresh_request_as_query_params"}},
+	"CheckStream":       {"config_overrides": {skip: "`check` uses the testing values as they are"}},
+}
+
+// checkFields reports fields not in the component's field list. Unknown fields follow the
+// CDK schema: an error in a strict component (see strict), else a warning, since the CDK
+// ignores them; a near miss of a known field gets a "did you mean" hint either way.
 func (c *comp) checkFields(typ string) {
 	known := fieldSets[typ]
 	for i := 0; i+1 < len(c.n.Content); i += 2 {
 		k := c.n.Content[i]
+		if f, ok := notRun[typ][k.Value]; ok {
+			c.notRun(typ, k, c.n.Content[i+1], f.component, f.skip)
+			continue
+		}
 		if known[k.Value] {
 			continue
 		}
+		sev := diag.Warning
+		if strict[typ] {
+			sev = diag.Error
+		}
 		if c.l.full() {
-			sev := diag.Warning
-			if typ == "DeclarativeSource" {
-				sev = diag.Error
-			}
 			c.l.add(diag.Diagnostic{Code: diag.CodeUnknownField, Severity: sev})
 			continue
 		}
@@ -260,19 +284,35 @@ func (c *comp) checkFields(typ string) {
 			}
 		}
 		sort.Strings(names)
-		d := diag.Diagnostic{Code: diag.CodeUnknownField, Line: k.Line, Column: k.Column, Path: c.fieldPath(k.Value),
+		d := diag.Diagnostic{Code: diag.CodeUnknownField, Severity: sev, Line: k.Line, Column: k.Column, Path: c.fieldPath(k.Value),
 			Message: fmt.Sprintf("unknown field `%s` in %s", k.Value, typ)}
-		if s := suggest(k.Value, names); s != "" {
-			d.Hint = fmt.Sprintf("did you mean `%s`?", s)
-		} else if typ == "DeclarativeSource" {
-			d.Hint = "known fields: " + strings.Join(names, ", ")
-		} else {
-			d.Severity = diag.Warning
+		if sev == diag.Warning {
 			d.Message += "; it is ignored"
+		}
+		switch s := suggest(k.Value, names); {
+		case s != "":
+			d.Hint = fmt.Sprintf("did you mean `%s`?", s)
+		case k.Value == "class_name":
+			d.Hint = "the CDK ignores `class_name` beside a type that is not Custom*: no Python runs here"
+		default:
 			d.Hint = "known fields: " + strings.Join(names, ", ")
 		}
 		c.l.add(d)
 	}
+}
+
+// notRun reports the field k (value v) of typ that this tool does not act on: unsupported
+// when component is set, else a warning saying what is skipped.
+func (c *comp) notRun(typ string, k, v *yaml.Node, component, skip string) {
+	if isEmpty(v) || (v.Kind == yaml.ScalarNode && v.Tag == "!!bool" && v.Value == "false") {
+		return
+	}
+	if component != "" {
+		c.l.unsupported(v, c.fieldPath(k.Value), component, k.Value)
+		return
+	}
+	c.l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeUnsupported, Line: k.Line, Column: k.Column, Path: c.fieldPath(k.Value),
+		Message: fmt.Sprintf("`%s` of %s is not applied: %s", k.Value, typ, skip), Component: typ})
 }
 
 // require reports a missing required field and returns its value.
@@ -288,8 +328,13 @@ func (c *comp) require(name string) *yaml.Node {
 	return v
 }
 
-// unsupported reports a component type this tool does not run yet.
+// unsupported reports a component type this tool does not run yet, or Python code (see
+// python), and the Python components nested in it.
 func (l *loader) unsupported(n *yaml.Node, path, typ, where string) {
+	if l.python(n, path, where) {
+		return
+	}
+	defer l.pythonWithin(n, path, map[*yaml.Node]bool{})
 	msg := fmt.Sprintf("%s is not supported yet", typ)
 	if where != "" {
 		msg += " (" + where + ")"

@@ -26,8 +26,10 @@ func TestDiagnostics(t *testing.T) {
 			hint: "did you mean `#/definitions/requester`?"}}},
 		{"ref_cycle.yaml", []want{{at: "6:11", code: diag.CodeRef,
 			msg: "reference cycle: #/definitions/a → #/definitions/b → #/definitions/a"}}},
-		{"unknown_field.yaml", []want{{at: "17:11", code: diag.CodeUnknownField, msg: "unknown field `page_sise` in OffsetIncrement",
-			hint: "did you mean `page_size`?"}}},
+		// The top level refuses unknown fields (the CDK schema's additionalProperties: false);
+		// `page_sise` in OffsetIncrement is only a warning, not counted here.
+		{"unknown_field.yaml", []want{{at: "2:1", code: diag.CodeUnknownField, msg: "unknown field `descripton` in DeclarativeSource",
+			hint: "did you mean `description`?"}}},
 		{"missing_field.yaml", []want{
 			{at: "3:5", code: diag.CodeMissingField, msg: "DeclarativeStream is missing the required field `name`"},
 			{at: "10:11", code: diag.CodeMissingField, msg: "DpathExtractor is missing the required field `field_path`",
@@ -38,8 +40,14 @@ func TestDiagnostics(t *testing.T) {
 			{at: "12:23", code: diag.CodeType, msg: "`field_path` must be a list, not a string"},
 		}},
 		{"unsupported.yaml", []want{
-			{at: "6:7", code: diag.CodeUnsupported, msg: "CustomErrorHandler is not supported yet (error_handler)"},
-			{at: "28:9", code: diag.CodeUnsupported, msg: "CustomPartitionRouter is not supported yet (partition_router)"},
+			{at: "6:7", code: diag.CodeUnsupported, msg: "ResponseToFileExtractor is not supported yet (extractor)"},
+			{at: "28:13", code: diag.CodeUnsupported, msg: "RecordExpander is not supported yet (record_expander)"},
+		}},
+		{"python_component.yaml", []want{
+			{at: "6:7", code: diag.CodePython, msg: "CustomErrorHandler runs Python code (error_handler)",
+				hint: "class_name: source_x.components.Handler — " + pythonHint},
+			{at: "28:9", code: diag.CodePython, msg: "CustomPartitionRouter runs Python code (partition_router)",
+				hint: "class_name: source_example.components.Router — " + pythonHint},
 		}},
 		{"template_error.yaml", []want{
 			{at: "9:23", code: diag.CodeTemplate, msg: "in `path`: unclosed tag `{{`: missing `}}`"},
@@ -114,7 +122,7 @@ func TestDiagnostics(t *testing.T) {
 
 // TestDiagnosticDetails checks the fields scripts read: path and component.
 func TestDiagnosticDetails(t *testing.T) {
-	_, diags := Load("testdata/unsupported.yaml")
+	_, diags := Load("testdata/python_component.yaml")
 	if len(diags) < 2 {
 		t.Fatalf("got %v", diags)
 	}

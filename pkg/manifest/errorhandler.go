@@ -99,8 +99,10 @@ var errorHandlerFields = map[string][]string{
 	CompositeErrorHandler: {"type", "error_handlers", "$parameters"},
 	HTTPResponseFilter: {"type", "action", "failure_type", "error_message", "error_message_contains", "http_codes",
 		"predicate", "$parameters"},
-	ExponentialBackoff:      {"type", "factor", "$parameters"},
-	ConstantBackoff:         {"type", "backoff_time_in_seconds", "$parameters"},
+	// jitter_range_in_seconds only lengthens the CDK's wait at random: waiting the base time is
+	// one of its outcomes, so it is accepted and not applied.
+	ExponentialBackoff:      {"type", "factor", "jitter_range_in_seconds", "$parameters"},
+	ConstantBackoff:         {"type", "backoff_time_in_seconds", "jitter_range_in_seconds", "$parameters"},
 	WaitTimeFromHeader:      {"type", "header", "regex", "max_waiting_time_in_seconds", "$parameters"},
 	WaitUntilTimeFromHeader: {"type", "header", "min_wait", "regex", "max_waiting_time_in_seconds", "$parameters"},
 }

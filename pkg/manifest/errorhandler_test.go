@@ -87,10 +87,10 @@ func TestErrorHandlerDiagnostics(t *testing.T) {
 		{"max_retries: many", "type: `max_retries` must be an integer or a template, not `many`"},
 		{"backoff_strategies: [{type: LinearBackoff}]", "unsupported-component: LinearBackoff is not supported yet (backoff_strategies)"},
 		{"{type: CompositeErrorHandler, error_handlers: []}", "missing-field: CompositeErrorHandler is missing the required field `error_handlers`"},
-		{"{type: CustomErrorHandler, class_name: x.Y}", "unsupported-component: CustomErrorHandler is not supported yet (error_handler)"},
+		{"{type: CustomErrorHandler, class_name: x.Y}", "python-component: CustomErrorHandler runs Python code (error_handler)"},
 		{"backoff_strategies: [{type: ConstantBackoffStrategy}]", "missing-field: ConstantBackoffStrategy is missing the required field `backoff_time_in_seconds`"},
 		{"response_filters: [{action: IGNORE, http_codes: [404], error_mesage: x}]",
-			"unknown-field: unknown field `error_mesage` in HttpResponseFilter"},
+			"unknown-field: unknown field `error_mesage` in HttpResponseFilter; it is ignored"},
 	}
 	for _, tt := range tests {
 		h := tt.handler

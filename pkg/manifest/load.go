@@ -377,7 +377,7 @@ func LoadSpec(path string) (*Spec, diag.List) {
 	}
 	var out diag.List
 	for _, d := range l.finish() {
-		if d.Code != diag.CodeUnsupported {
+		if d.Code != diag.CodeUnsupported && d.Code != diag.CodePython {
 			out = append(out, d)
 		}
 	}
