@@ -49,7 +49,11 @@ func (st *stream) newSliceReader(sl *slice.Slice, out Emitter, pagesBefore, reco
 // read reads the slice and reports its outcome; an error names the stream, the slice and the
 // page.
 func (r *sliceReader) read(ctx context.Context) sliceResult {
-	if err := r.readPages(ctx); err != nil {
+	readSlice := r.readPages
+	if r.st.s.Async != nil {
+		readSlice = r.readJob
+	}
+	if err := readSlice(ctx); err != nil {
 		r.res.err = r.st.wrap(r.sv.s, max(r.page, 1), err)
 	}
 	return r.res
