@@ -167,7 +167,7 @@ spec:
 
 // asyncRead reads the stream reports of asyncDef (EXTRA replaced by extra, lines of the
 // retriever) against api, with a fake clock.
-func asyncRead(t *testing.T, api *jobAPI, extra string) ([]string, Result, *jobLog, *fakeClock) {
+func asyncRead(t *testing.T, api *jobAPI, extra string, opts ...func(*Options)) ([]string, Result, *jobLog, *fakeClock) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "def.yaml")
 	if err := os.WriteFile(path, []byte(strings.Replace(asyncDef, "EXTRA\n", extra, 1)), 0o600); err != nil {
@@ -186,6 +186,9 @@ func asyncRead(t *testing.T, api *jobAPI, extra string) ([]string, Result, *jobL
 	}
 	out, log := &emitter{}, &jobLog{}
 	o := &Options{Config: cfg, Auth: a, Client: client, Out: out, Observer: log, Now: clock.Now}
+	for _, f := range opts {
+		f(o)
+	}
 	res := Stream(context.Background(), o, d.Stream("reports"))
 	return out.lines, res, log, clock
 }
@@ -240,4 +243,62 @@ func TestAsyncTwoSlices(t *testing.T) {
 		"job 2/1 step 7",
 		"end reports: 2 slices, 3 pages, 3 records",
 	})
+}
+
+func oneSlice(o *Options) { o.MaxSlices = 1 }
+
+// A job the API reports failed is created again after the next 5 s round, three jobs in
+// all; the third failing fails the slice, naming the job. (The CDK: the same requests and
+// waits, and "One or more async jobs failed after exhausting all retry attempts.")
+func TestAsyncFailedJob(t *testing.T) {
+	api := serveJobs(t, map[string][]string{
+		`POST /jobs [Bearer tok] body {"region":"eu"}`: {`{"id": "j1", "region": "eu"}`, `{"id": "j2", "region": "eu"}`, `{"id": "j3", "region": "eu"}`},
+		`GET /jobs/j1?region=eu [Bearer tok]`:          {`{"status": "error"}`},
+		`GET /jobs/j2?region=eu [Bearer tok]`:          {`{"status": "pending"}`, `{"status": "error"}`},
+		`GET /jobs/j3?region=eu [Bearer tok]`:          {`{"status": "error"}`},
+	})
+	recs, res, _, clock := asyncRead(t, api, "", oneSlice)
+	checkResult(t, res, 1, 0, 0, "stream reports, slice {region: \"eu\"}: the async job polled at "+api.URL+
+		"/jobs/j3?region=eu failed: the API reported the status `error` (attempt 3 of 3)")
+	checkLines(t, "requests", api.requests(), []string{
+		`POST /jobs [Bearer tok] body {"region":"eu"}`,
+		`GET /jobs/j1?region=eu [Bearer tok]`,
+		`POST /jobs [Bearer tok] body {"region":"eu"}`,
+		`GET /jobs/j2?region=eu [Bearer tok]`,
+		`GET /jobs/j2?region=eu [Bearer tok]`,
+		`POST /jobs [Bearer tok] body {"region":"eu"}`,
+		`GET /jobs/j3?region=eu [Bearer tok]`,
+	})
+	checkLines(t, "records", recs, nil)
+	if fmt.Sprint(clock.slept) != "[5s 5s 5s]" {
+		t.Errorf("waits %v, want [5s 5s 5s]", clock.slept)
+	}
+}
+
+// A job still running after polling_job_timeout (minutes) is replaced by a new one when the
+// next round finds it timed out; the third is aborted and fails the slice.
+func TestAsyncTimedOutJob(t *testing.T) {
+	api := serveJobs(t, map[string][]string{
+		`POST /jobs [Bearer tok] body {"region":"eu"}`: {`{"id": "j1", "region": "eu"}`},
+		`GET /jobs/j1?region=eu [Bearer tok]`:          {`{"status": "pending"}`},
+		`POST /jobs/j1/abort [Bearer tok]`:             {`{}`},
+	})
+	extra := `      polling_job_timeout: 1
+      abort_requester: {$ref: "#/definitions/req", path: "/jobs/{{ creation_response['id'] }}/abort", http_method: POST}
+`
+	_, res, _, clock := asyncRead(t, api, extra, oneSlice)
+	checkResult(t, res, 1, 0, 0, "stream reports, slice {region: \"eu\"}: the async job polled at "+api.URL+
+		"/jobs/j1?region=eu did not complete within polling_job_timeout (1m0s) (attempt 3 of 3)")
+	var want []string
+	for range 3 {
+		want = append(want, `POST /jobs [Bearer tok] body {"region":"eu"}`)
+		for range 13 { // at 0 s, 5 s, … 60 s; at 65 s the job has timed out
+			want = append(want, `GET /jobs/j1?region=eu [Bearer tok]`)
+		}
+	}
+	want = append(want, `POST /jobs/j1/abort [Bearer tok]`)
+	checkLines(t, "requests", api.requests(), want)
+	if len(clock.slept) != 39 {
+		t.Errorf("%d waits, want 39", len(clock.slept))
+	}
 }

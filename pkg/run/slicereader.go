@@ -54,7 +54,11 @@ func (r *sliceReader) read(ctx context.Context) sliceResult {
 		readSlice = r.readJob
 	}
 	if err := readSlice(ctx); err != nil {
-		r.res.err = r.st.wrap(r.sv.s, max(r.page, 1), err)
+		page := max(r.page, 1)
+		if r.st.s.Async != nil {
+			page = r.page // 0: the job failed before its downloads
+		}
+		r.res.err = r.st.wrap(r.sv.s, page, err)
 	}
 	return r.res
 }
