@@ -55,6 +55,7 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 		}
 	}
 	l.unsupportedValue(top.vals["api_budget"], "api_budget", "HTTPAPIBudget")
+	l.jobLimit(top)
 	dynamic := top.vals["dynamic_streams"]
 	l.unsupportedValue(dynamic, "dynamic_streams", "DynamicDeclarativeStream")
 
@@ -323,6 +324,9 @@ func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream,
 	c, ok := l.component(n, path, parent, "SimpleRetriever")
 	if !ok {
 		return false
+	}
+	if c.typ == "AsyncRetriever" {
+		return l.asyncRetriever(c, s, auth, depth)
 	}
 	if c.typ != "SimpleRetriever" {
 		l.unsupported(n, path, c.typ, "retriever")

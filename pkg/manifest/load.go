@@ -123,6 +123,8 @@ type loader struct {
 	conflicts [][]optionUse
 	authCache map[authKey]*Authenticator
 	trees     map[treeKey]*Tree
+	// asyncJobs is max_concurrent_async_job_count, shared by the AsyncRetriever streams.
+	asyncJobs *JobLimit
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context

@@ -53,6 +53,9 @@ type Stream struct {
 	Router *Router
 	// Incremental is incremental_sync, nil for a full refresh stream.
 	Incremental *Incremental
+	// Async is set for a stream with an AsyncRetriever (async.go): Requester is then its
+	// creation_requester, and DownloadView is the stream its downloads are read as.
+	Async *Async
 	// Delegating is set for a StateDelegatingStream: the stream read depends on the state.
 	Delegating *Delegating
 	// Transformations are applied to each record, in order.

@@ -127,6 +127,8 @@ type Options struct {
 
 	// strategy, when set (tests), replaces the pagination strategy of every stream.
 	strategy paginate.Strategy
+	// jobs counts the asynchronous jobs running in the read (async.go).
+	jobs *jobSlots
 }
 
 // Checkpoint is where a stream stands after a slice read whole, or at its end.

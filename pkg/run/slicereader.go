@@ -49,8 +49,16 @@ func (st *stream) newSliceReader(sl *slice.Slice, out Emitter, pagesBefore, reco
 // read reads the slice and reports its outcome; an error names the stream, the slice and the
 // page.
 func (r *sliceReader) read(ctx context.Context) sliceResult {
-	if err := r.readPages(ctx); err != nil {
-		r.res.err = r.st.wrap(r.sv.s, max(r.page, 1), err)
+	readSlice := r.readPages
+	if r.st.s.Async != nil {
+		readSlice = r.readJob
+	}
+	if err := readSlice(ctx); err != nil {
+		page := max(r.page, 1)
+		if r.st.s.Async != nil {
+			page = r.page // 0: the job failed before its downloads
+		}
+		r.res.err = r.st.wrap(r.sv.s, page, err)
 	}
 	return r.res
 }

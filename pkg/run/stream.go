@@ -58,6 +58,8 @@ type stream struct {
 	// parentCursors are the cursors of the parents whose state the child carries.
 	mu            sync.Mutex
 	parentCursors map[*manifest.Stream]*incremental.Cursor
+	// jobHandlers are the error handlers of an AsyncRetriever's requesters (async.go).
+	jobHandlers map[*manifest.Requester]*httpx.Handler
 }
 
 // recordBytes is the share of --max-body each record of a page stands for: a page holds at
@@ -68,7 +70,7 @@ const recordBytes = 128
 // newStream prepares the read of s; parentOf names the stream it is read for, when it is a
 // parent.
 func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Object) (*stream, error) {
-	s = o.resolve(s, in)
+	s = o.resolve(s, in).DownloadView() // an AsyncRetriever's pages are its downloads
 	st := &stream{o: o, s: s, parentOf: parentOf, in: in}
 	pag, err := paginate.New(s.Paginator, o.Config)
 	if err != nil {
@@ -236,13 +238,18 @@ func (st *stream) build(ctx context.Context, sl *sliceVars, token any, first boo
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := st.o.Auth.Apply(ctx, b); err != nil {
-		return nil, nil, err
+	// An AsyncRetriever's download requester without an authenticator is sent without
+	// credentials, and the partition's request options are not its (async.go).
+	async := st.s.Async != nil
+	if !async || st.s.Requester.Authenticator != nil {
+		if err := st.o.Auth.Apply(ctx, b); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := st.pag.Inject(b, token, first, prevURL); err != nil {
 		return nil, nil, err
 	}
-	if first || !st.s.IgnoreSlicerOnPaginated {
+	if !async && (first || !st.s.IgnoreSlicerOnPaginated) {
 		if err := st.router.Inject(b, sl.s); err != nil {
 			return nil, nil, err
 		}
