@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"connector/pkg/auth"
+	"connector/pkg/budget"
 	"connector/pkg/diag"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
@@ -59,6 +60,8 @@ type prepared struct {
 	onConfigUpdate func(config map[string]any)
 	// defaults are the values the specification's defaults filled.
 	defaults []values.Default
+	// budget paces the requests of the run (nil: the definition has no api_budget).
+	budget *budget.Budget
 }
 
 // prepare loads and checks the definition and the testing values, registers every secret
@@ -118,6 +121,13 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		Redactor:  s.redactor,
 		UserAgent: "connector/" + version,
 		MaxBody:   int64(f.maxBody),
+	}
+	if def.Budget != nil {
+		b, err := budget.New(def.Budget, vals.Map, env.clock(), env.Sleep)
+		if err != nil {
+			return nil, &invalidError{err}
+		}
+		p.budget, p.client.Pacer = b, b
 	}
 	a, err := auth.New(def.Authenticator, auth.Env{
 		Config: vals.Map, Client: p.client, Redactor: s.redactor, Now: env.clock(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -150,6 +151,12 @@ func readRun(ctx context.Context, opts *readOptions) error {
 					where = " (saved in " + states.out + ")"
 				}
 				fmt.Fprintf(opts.io.Err, "%s: state %s%s\n", res.Stream, text, where)
+			}
+			if p.budget != nil {
+				if t, ok := p.budget.Waited(res.Stream); ok {
+					fmt.Fprintf(opts.io.Err, "note: %s: %s waited %s in total for the API budget: %s\n",
+						res.Stream, plural(t.Requests, "request"), t.Wait.Round(time.Millisecond), strings.Join(t.Policies, "; "))
+				}
 			}
 			for _, sk := range res.Skipped {
 				fmt.Fprintf(opts.io.Err, "note: %s: %s of the parent stream %s had no value at %s and gave no partition\n",

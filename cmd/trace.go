@@ -258,8 +258,14 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		if e.Wait > 0 {
 			ev["retry_in"] = e.Wait.String()
 		}
+		if e.Paced > 0 {
+			ev["budget_wait_ms"], ev["budget_policy"] = e.Paced.Milliseconds(), e.Policy
+		}
 		t.emit(ev)
 		return
+	}
+	if e.Paced > 0 {
+		t.printf("  %s\n", t.dim(fmt.Sprintf("waited %d ms for %s", e.Paced.Milliseconds(), e.Policy)))
 	}
 	label := e.Kind
 	if e.Attempt > 1 {

@@ -30,6 +30,9 @@ type Request struct {
 	Kind string
 	// Stream names the stream a data request reads (for traces).
 	Stream string
+	// Read names the stream whose read the request serves: Stream itself, or the stream a
+	// parent stream is read for (the waits of a budget are counted per read).
+	Read   string
 	Method string
 	URL    string
 	Header http.Header
@@ -76,6 +79,27 @@ type Exchange struct {
 	// Wait is the pause before the next attempt, when there is one.
 	Wait     time.Duration
 	Duration time.Duration
+	// Paced is how long the attempt waited for the API budget before it went, and Policy
+	// names the policy that held it back.
+	Paced  time.Duration
+	Policy string
+}
+
+// Pacer keeps the requests of a run within an API budget (pkg/budget). It is asked before
+// every attempt and told every response; it is shared by every request of the run, so it
+// must be safe for concurrent use.
+type Pacer interface {
+	// Acquire waits until req may go, and says how long it waited and for which policy. It
+	// never refuses a request: it fails only when ctx ends.
+	Acquire(ctx context.Context, req *Request) (Pace, error)
+	// Update reads what a response says about the API's own budget.
+	Update(req *Request, status int, header http.Header)
+}
+
+// Pace is what the budget cost one attempt.
+type Pace struct {
+	Wait   time.Duration
+	Policy string
 }
 
 // Client sends requests. Its zero value is not usable: set at least HTTP.
@@ -100,6 +124,8 @@ type Client struct {
 	// MaxBody is the largest response body read, in bytes after decompression (default
 	// DefaultMaxBody). A longer body fails the request at once, without a retry.
 	MaxBody int64
+	// Pacer, when set, paces every attempt (the definition's api_budget).
+	Pacer Pacer
 }
 
 // StatusError is an HTTP status the error handler failed (at once, or after retries).
@@ -212,10 +238,20 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	var spent time.Duration
 	retries, limited := 0, 0
 	for attempt := 1; ; attempt++ {
+		var pace Pace
+		if c.Pacer != nil {
+			var err error
+			if pace, err = c.Pacer.Acquire(ctx, req); err != nil {
+				return nil, err
+			}
+		}
 		start := time.Now()
 		resp, err := c.once(ctx, req)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if c.Pacer != nil && resp != nil {
+			c.Pacer.Update(req, resp.Status, resp.Header)
 		}
 		took := time.Since(start)
 		spent += took
@@ -253,6 +289,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			// Redacting the headers is not free: done only for somebody who listens.
 			ex := c.exchange(req, attempt)
 			ex.Duration, ex.Action = took, d.action
+			ex.Paced, ex.Policy = pace.Wait, pace.Policy
 			if err != nil {
 				ex.Err = err.Error()
 			} else {

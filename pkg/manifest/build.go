@@ -54,7 +54,9 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 			l.at(v, k, diag.CodeType, fmt.Sprintf("`%s` must be a mapping, not %s", k, kindName(v)), "")
 		}
 	}
-	l.unsupportedValue(top.vals["api_budget"], "api_budget", "HTTPAPIBudget")
+	if bn := top.vals["api_budget"]; !isNull(bn) {
+		def.Budget = l.apiBudget(bn)
+	}
 	l.jobLimit(top)
 	dynamic := top.vals["dynamic_streams"]
 	l.unsupportedValue(dynamic, "dynamic_streams", "DynamicDeclarativeStream")

@@ -92,6 +92,13 @@ var fields = map[string][]string{
 	"KeyTransformation":     {"type", "prefix", "suffix", "$parameters"},
 	InlineSchemaLoader:      {"type", "schema", "$parameters"},
 	JSONFileSchemaLoader:    {"type", "file_path", "$parameters"},
+	"HTTPAPIBudget": {"type", "policies", "ratelimit_reset_header", "ratelimit_remaining_header",
+		"status_codes_for_ratelimit_hit", "$parameters"},
+	FixedWindowPolicy:         {"type", "period", "call_limit", "matchers", "$parameters"},
+	MovingWindowPolicy:        {"type", "rates", "matchers", "$parameters"},
+	UnlimitedPolicy:           {"type", "matchers", "$parameters"},
+	"Rate":                    {"type", "limit", "interval", "$parameters"},
+	"HttpRequestRegexMatcher": {"type", "method", "url_base", "url_path_pattern", "params", "headers", "weight", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

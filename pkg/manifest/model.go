@@ -28,6 +28,8 @@ type Definition struct {
 	Authenticator *Authenticator
 	// ConcurrencyLevel is concurrency_level.default_concurrency (0 when absent).
 	ConcurrencyLevel int
+	// Budget is api_budget: how requests are paced (nil: they are not).
+	Budget *APIBudget
 }
 
 // Stream returns the stream with the given name, or nil.

@@ -34,6 +34,7 @@ func (st *stream) readParent(ctx context.Context, ps *manifest.Stream, yield fun
 	if err != nil {
 		return &StreamError{Stream: ps.Name, Err: err}
 	}
+	pst.read = st.read
 	if dependent && pst.cursor != nil {
 		st.mu.Lock()
 		if st.parentCursors == nil {

@@ -27,7 +27,9 @@ type stream struct {
 	o        *Options
 	s        *manifest.Stream
 	parentOf string
-	pag      *paginate.Paginator
+	// read names the stream whose read this one serves (itself, or the child of a parent).
+	read string
+	pag  *paginate.Paginator
 	// handler is the stream's error handler, set on every data request.
 	handler *httpx.Handler
 	router  slice.Router
@@ -71,7 +73,7 @@ const recordBytes = 128
 // parent.
 func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Object) (*stream, error) {
 	s = o.resolve(s, in).DownloadView() // an AsyncRetriever's pages are its downloads
-	st := &stream{o: o, s: s, parentOf: parentOf, in: in}
+	st := &stream{o: o, s: s, parentOf: parentOf, read: s.Name, in: in}
 	pag, err := paginate.New(s.Paginator, o.Config)
 	if err != nil {
 		return nil, fmt.Errorf("paginator: %w", err)
@@ -259,7 +261,7 @@ func (st *stream) build(ctx context.Context, sl *sliceVars, token any, first boo
 		return nil, nil, err
 	}
 	req.Handler = st.handler
-	req.Stream = st.s.Name
+	req.Stream, req.Read = st.s.Name, st.read
 	return req, path, nil
 }
 
