@@ -85,6 +85,15 @@ var fields = map[string][]string{
 	"KeyTransformation":     {"type", "prefix", "suffix", "$parameters"},
 	InlineSchemaLoader:      {"type", "schema", "$parameters"},
 	JSONFileSchemaLoader:    {"type", "file_path", "$parameters"},
+
+	// Selective and legacy session authentication (selective.go), request_body (body.go).
+	SelectiveAuth: {"type", "authenticator_selection_path", "authenticators", "$parameters"},
+	LegacySessionAuth: {"type", "header", "login_url", "session_token", "session_token_response_key", "username",
+		"password", "validate_session_url", "$parameters"},
+	"RequestBodyJsonObject":     {"type", "value", "$parameters"},
+	"RequestBodyUrlEncodedForm": {"type", "value", "$parameters"},
+	"RequestBodyPlainText":      {"type", "value", "$parameters"},
+	"RequestBodyGraphQL":        {"type", "value", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

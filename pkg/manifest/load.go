@@ -96,6 +96,7 @@ func ParseContext(ctx context.Context, file string, src []byte) (def *Definition
 		l.checkAuthenticators(def)
 		l.checkStaticConflicts()
 	}
+	l.softenAlternatives()
 	if l.stopped {
 		return nil, nil, ctx.Err()
 	}
@@ -123,6 +124,8 @@ type loader struct {
 	conflicts [][]optionUse
 	authCache map[authKey]*Authenticator
 	trees     map[treeKey]*Tree
+	// selectives are the SelectiveAuthenticators read, with where each alternative is.
+	selectives []selectiveAt
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context
