@@ -103,10 +103,17 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		}
 		return nil, &invalidError{fmt.Errorf("%s: %w (correct the schema in the definition)", defPath, err)}
 	}
-	if err := manifest.CheckGrantType(def, vals.Map); err != nil {
+	// A SelectiveAuthenticator: the checks below see the alternative the values select.
+	chosen, err := def.Authenticator.Select(vals.Map)
+	if err != nil {
+		return nil, &invalidError{fmt.Errorf("%s: %w", vals.Name(), err)}
+	}
+	view := *def
+	view.Authenticator = chosen
+	if err := manifest.CheckGrantType(&view, vals.Map); err != nil {
 		return nil, &invalidError{err}
 	}
-	if err := checkUpdater(def, vals, f); err != nil {
+	if err := checkUpdater(&view, vals, f); err != nil {
 		return nil, err
 	}
 	rt := env.Transport

@@ -130,6 +130,10 @@ func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
 		return newOAuth(a, env, vars)
 	case manifest.SessionAuth:
 		return newSession(a, env, vars)
+	case manifest.LegacySessionAuth:
+		return newLegacy(a, env, vars)
+	case manifest.SelectiveAuth:
+		return newSelective(a, env)
 	}
 	return nil, fmt.Errorf("authenticator %s is not supported", a.Type)
 }

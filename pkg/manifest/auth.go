@@ -73,7 +73,7 @@ func (l *loader) authenticator(n *yaml.Node, path string, parent *params, login 
 	if !ok {
 		return nil
 	}
-	if login && (c.typ == OAuthAuth || c.typ == SessionAuth) {
+	if login && (c.typ == OAuthAuth || c.typ == SessionAuth || c.typ == SelectiveAuth || c.typ == LegacySessionAuth) {
 		l.at(n, path, diag.CodeType, fmt.Sprintf("the login requester of a SessionTokenAuthenticator cannot use %s", c.typ),
 			"use NoAuth, BasicHttpAuthenticator, BearerAuthenticator or ApiKeyAuthenticator for the login request")
 		return nil
@@ -125,6 +125,10 @@ func (l *loader) authenticator(n *yaml.Node, path string, parent *params, login 
 		a.OAuth = l.oauth(c)
 	case SessionAuth:
 		a.Session = l.session(c)
+	case SelectiveAuth:
+		a.Selective = l.selective(c, uses)
+	case LegacySessionAuth:
+		a.Legacy = l.legacy(c)
 	}
 	if !login {
 		if l.authCache == nil {
@@ -167,7 +171,8 @@ func (l *loader) oauth(c *comp) *OAuth {
 	l.credential(l.stringTemplate(c, "refresh_token", authVars, &o.RefreshToken), "the refresh token", "refresh_token", false)
 	l.credential(l.stringTemplate(c, "access_token_value", authVars, &o.AccessTokenValue), "the access token (`access_token_value`)", "access_token", false)
 	l.stringTemplate(c, "token_expiry_date", authVars, &o.TokenExpiryDate)
-	if grant == "refresh_token" && c.get("refresh_token") == nil && c.get("refresh_token_updater") == nil && c.get("access_token_value") == nil {
+	profile, _ := l.boolField(c, "use_profile_assertion")
+	if grant == "refresh_token" && !profile && c.get("refresh_token") == nil && c.get("refresh_token_updater") == nil && c.get("access_token_value") == nil {
 		l.at(c.n, c.path, diag.CodeMissingField, "OAuthAuthenticator is missing the required field `refresh_token` (grant type refresh_token)", "")
 	}
 	if sc := c.get("scopes"); sc != nil {

@@ -493,9 +493,7 @@ func (l *loader) requester(c *comp, vars []string, auth *streamAuth, uses *[]opt
 			"both `request_body_json` and `request_body_data` are set; a request has one body",
 			"keep `request_body_json` for a JSON body or `request_body_data` for a form body")
 	}
-	if b := c.get("request_body"); !isEmpty(b) {
-		l.unsupportedValue(b, c.fieldPath("request_body"), "request_body")
-	}
+	l.requestBody(c, r, vars, uses)
 	r.ErrorHandler = l.errorHandler(c.get("error_handler"), c.fieldPath("error_handler"), c.params)
 	l.unsupportedValue(c.get("fetch_properties_from_endpoint"), c.fieldPath("fetch_properties_from_endpoint"), "PropertiesFromEndpoint")
 	l.unsupportedValue(c.get("query_properties"), c.fieldPath("query_properties"), "QueryProperties")
@@ -505,6 +503,7 @@ func (l *loader) requester(c *comp, vars []string, auth *streamAuth, uses *[]opt
 	}
 	if an != nil {
 		r.Authenticator = l.authenticator(an, c.fieldPath("authenticator"), c.params, auth == nil, uses)
+		l.legacyAPIURL(r.Authenticator, c)
 	}
 	return r
 }

@@ -99,6 +99,15 @@ var fields = map[string][]string{
 	UnlimitedPolicy:           {"type", "matchers", "$parameters"},
 	"Rate":                    {"type", "limit", "interval", "$parameters"},
 	"HttpRequestRegexMatcher": {"type", "method", "url_base", "url_path_pattern", "params", "headers", "weight", "$parameters"},
+
+	// Selective and legacy session authentication (selective.go), request_body (body.go).
+	SelectiveAuth: {"type", "authenticator_selection_path", "authenticators", "$parameters"},
+	LegacySessionAuth: {"type", "header", "login_url", "session_token", "session_token_response_key", "username",
+		"password", "validate_session_url", "$parameters"},
+	"RequestBodyJsonObject":     {"type", "value", "$parameters"},
+	"RequestBodyUrlEncodedForm": {"type", "value", "$parameters"},
+	"RequestBodyPlainText":      {"type", "value", "$parameters"},
+	"RequestBodyGraphQL":        {"type", "value", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

@@ -96,6 +96,7 @@ func ParseContext(ctx context.Context, file string, src []byte) (def *Definition
 		l.checkAuthenticators(def)
 		l.checkStaticConflicts()
 	}
+	l.softenAlternatives()
 	if l.stopped {
 		return nil, nil, ctx.Err()
 	}
@@ -125,6 +126,8 @@ type loader struct {
 	trees     map[treeKey]*Tree
 	// asyncJobs is max_concurrent_async_job_count, shared by the AsyncRetriever streams.
 	asyncJobs *JobLimit
+	// selectives are the SelectiveAuthenticators read, with where each alternative is.
+	selectives []selectiveAt
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context

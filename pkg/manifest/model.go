@@ -115,6 +115,11 @@ const (
 	APIKeyAuth  = "ApiKeyAuthenticator"
 	OAuthAuth   = "OAuthAuthenticator"
 	SessionAuth = "SessionTokenAuthenticator"
+	// SelectiveAuth chooses one of several authenticators from the testing values.
+	SelectiveAuth = "SelectiveAuthenticator"
+	// LegacySessionAuth is the deprecated session token authenticator (login_url,
+	// validate_session_url).
+	LegacySessionAuth = "LegacySessionTokenAuthenticator"
 )
 
 // Authenticator is one of the supported authenticators; Type says which fields are set.
@@ -129,7 +134,11 @@ type Authenticator struct {
 	// OAuth is set for OAuthAuthenticator.
 	OAuth *OAuth
 	// Session is set for SessionTokenAuthenticator.
-	Session    *Session
+	Session *Session
+	// Selective is set for SelectiveAuthenticator; Select picks the alternative.
+	Selective *Selective
+	// Legacy is set for LegacySessionTokenAuthenticator.
+	Legacy     *LegacySession
 	Parameters map[string]any
 }
 

@@ -29,6 +29,7 @@ type Builder struct {
 	headers []field
 	form    []field
 	json    *record.Object
+	text    *string
 	// owner maps "kind\x00key" to the source that set it.
 	owner map[string]string
 }
@@ -117,6 +118,17 @@ func (b *Builder) SetJSON(path []string, value any, source string) error {
 	return nil
 }
 
+// SetText sets a plain-text body (request_body_data written as a string,
+// RequestBodyPlainText): sent as is, without a Content-Type of its own, as the reference
+// sends it.
+func (b *Builder) SetText(body, source string) error {
+	if err := b.claim("body", "text", source); err != nil {
+		return err
+	}
+	b.text = &body
+	return nil
+}
+
 // HasParam reports whether a query parameter was added.
 func (b *Builder) HasParam(key string) bool {
 	_, ok := b.owner["request parameter\x00"+key]
@@ -168,6 +180,10 @@ func (b *Builder) Build() (*httpx.Request, error) {
 		}
 	}
 	switch {
+	case b.text != nil && (len(b.form) > 0 || b.json != nil):
+		return nil, fmt.Errorf("the request has a plain-text body and body fields from %s; a body is either text, form-encoded or JSON", b.otherBody())
+	case b.text != nil:
+		req.Body = []byte(*b.text)
 	case len(b.form) > 0 && b.json != nil:
 		return nil, fmt.Errorf("the request has both body_data fields (%s) and body_json properties (%s); a body is either form-encoded or JSON",
 			b.formKeys(), strings.Join(b.json.Keys(), ", "))
@@ -193,6 +209,20 @@ func (b *Builder) Build() (*httpx.Request, error) {
 		}
 	}
 	return req, nil
+}
+
+// otherBody names the sources of the form fields and JSON properties next to a text body.
+func (b *Builder) otherBody() string {
+	var keys []string
+	for _, f := range b.form {
+		keys = append(keys, f.key+" ("+b.owner["body_data field\x00"+f.key]+")")
+	}
+	if b.json != nil {
+		for _, k := range b.json.Keys() {
+			keys = append(keys, k+" ("+b.owner["body_json field\x00"+k]+")")
+		}
+	}
+	return strings.Join(keys, ", ")
 }
 
 func (b *Builder) formKeys() string {

@@ -37,9 +37,7 @@ func FromRequester(kind string, q *manifest.Requester, scope *Scope) (*Builder, 
 	}); err != nil {
 		return nil, err
 	}
-	if err := eachOption(q.BodyData, scope, "request_body_data", func(k string, v any) error {
-		return b.SetForm(k, stringValues(v), src)
-	}); err != nil {
+	if err := bodyData(q.BodyData, scope, b, src); err != nil {
 		return nil, err
 	}
 	if err := eachOption(q.BodyJSON, scope, "request_body_json", func(k string, v any) error {
@@ -48,6 +46,29 @@ func FromRequester(kind string, q *manifest.Requester, scope *Scope) (*Builder, 
 		return nil, err
 	}
 	return b, nil
+}
+
+// bodyData adds request_body_data: a mapping gives form fields, a string that renders to
+// text (RequestBodyPlainText) the plain-text body.
+func bodyData(t *manifest.Tree, scope *Scope, b *Builder, src string) error {
+	if t == nil {
+		return nil
+	}
+	v, err := RenderTree(t, scope)
+	if err != nil {
+		return fmt.Errorf("request_body_data: %w", err)
+	}
+	switch v.(type) {
+	case *record.Object, map[string]any, nil:
+	default:
+		if template.IsEmpty(v) {
+			return nil
+		}
+		return b.SetText(template.ToString(v), src)
+	}
+	return eachValue(v, "request_body_data", func(k string, v any) error {
+		return b.SetForm(k, stringValues(v), src)
+	})
 }
 
 func stringValues(v any) []string {
@@ -119,6 +140,11 @@ func eachOption(t *manifest.Tree, scope *Scope, field string, set func(k string,
 	if err != nil {
 		return fmt.Errorf("%s: %w", field, err)
 	}
+	return eachValue(v, field, set)
+}
+
+// eachValue calls set for each top-level entry of a rendered request option.
+func eachValue(v any, field string, set func(k string, v any) error) error {
 	switch m := v.(type) {
 	case *record.Object:
 		for _, k := range m.Keys() {
