@@ -17,6 +17,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/run"
+	"connector/pkg/transform"
 	"connector/pkg/values"
 )
 
@@ -91,6 +92,9 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 	}
 	p.defaults = defaults
 	p.values = vals
+	if err := transform.MigrateConfig(def.ConfigNormalization, vals.Map); err != nil {
+		return nil, &invalidError{fmt.Errorf("%s: spec.config_normalization_rules: %w", defPath, err)}
+	}
 	if err := vals.Validate(def.ConnectionSpec); err != nil {
 		var dl diag.List
 		if errors.As(err, &dl) {
@@ -99,6 +103,9 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 			return nil, &silentError{code: exitInvalid}
 		}
 		return nil, &invalidError{fmt.Errorf("%s: %w (correct the schema in the definition)", defPath, err)}
+	}
+	if err := normalizeConfig(s, defPath, def, vals); err != nil {
+		return nil, err
 	}
 	if err := manifest.CheckGrantType(def, vals.Map); err != nil {
 		return nil, &invalidError{err}

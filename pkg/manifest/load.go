@@ -125,6 +125,8 @@ type loader struct {
 	trees     map[treeKey]*Tree
 	// asyncJobs is max_concurrent_async_job_count, shared by the AsyncRetriever streams.
 	asyncJobs *JobLimit
+	// norm is spec.config_normalization_rules, once read.
+	norm *ConfigNormalization
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context
