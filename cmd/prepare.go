@@ -18,6 +18,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/run"
+	"connector/pkg/transform"
 	"connector/pkg/values"
 )
 
@@ -94,6 +95,9 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 	}
 	p.defaults = defaults
 	p.values = vals
+	if err := transform.MigrateConfig(def.ConfigNormalization, vals.Map); err != nil {
+		return nil, &invalidError{fmt.Errorf("%s: spec.config_normalization_rules: %w", defPath, err)}
+	}
 	if err := vals.Validate(def.ConnectionSpec); err != nil {
 		var dl diag.List
 		if errors.As(err, &dl) {
@@ -102,6 +106,9 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 			return nil, &silentError{code: exitInvalid}
 		}
 		return nil, &invalidError{fmt.Errorf("%s: %w (correct the schema in the definition)", defPath, err)}
+	}
+	if err := normalizeConfig(s, defPath, def, vals); err != nil {
+		return nil, err
 	}
 	// A SelectiveAuthenticator: the checks below see the alternative the values select.
 	chosen, err := def.Authenticator.Select(vals.Map)

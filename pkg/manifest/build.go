@@ -93,6 +93,7 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 	}
 	if sn := top.vals["spec"]; !isNull(sn) {
 		def.ConnectionSpec, def.AdvancedAuth = l.spec(sn)
+		def.ConfigNormalization = l.norm
 	}
 	if cl := top.vals["concurrency_level"]; !isNull(cl) {
 		if c, ok := l.component(cl, "concurrency_level", nil, "ConcurrencyLevel"); ok {
@@ -180,7 +181,7 @@ func (l *loader) spec(n *yaml.Node) (conn, adv map[string]any) {
 		}
 	}
 	if r := c.get("config_normalization_rules"); !isEmpty(r) {
-		l.unsupportedValue(r, "spec.config_normalization_rules", "ConfigNormalizationRules")
+		l.norm = l.configNormalization(r, "spec.config_normalization_rules")
 	}
 	return conn, adv
 }

@@ -108,6 +108,15 @@ var fields = map[string][]string{
 	"RequestBodyUrlEncodedForm": {"type", "value", "$parameters"},
 	"RequestBodyPlainText":      {"type", "value", "$parameters"},
 	"RequestBodyGraphQL":        {"type", "value", "$parameters"},
+	// spec.config_normalization_rules (confignorm.go)
+	"ConfigNormalizationRules": {"type", "config_migrations", "transformations", "validations"},
+	"ConfigMigration":          {"type", "description", "transformations"},
+	ConfigAddFields:            {"type", "fields", "condition"},
+	ConfigRemapField:           {"type", "map", "field_path"},
+	ConfigRemoveFields:         {"type", "field_pointers", "condition"},
+	DpathValidator:             {"type", "field_path", "validation_strategy"},
+	PredicateValidator:         {"type", "value", "validation_strategy"},
+	ValidateAdheresToSchema:    {"type", "base_schema"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

@@ -128,6 +128,8 @@ type loader struct {
 	asyncJobs *JobLimit
 	// selectives are the SelectiveAuthenticators read, with where each alternative is.
 	selectives []selectiveAt
+	// norm is spec.config_normalization_rules, once read.
+	norm *ConfigNormalization
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context

@@ -23,6 +23,9 @@ type Definition struct {
 	ConnectionSpec map[string]any
 	// AdvancedAuth is spec.advanced_auth as a plain JSON value (nil when absent).
 	AdvancedAuth map[string]any
+	// ConfigNormalization is spec.config_normalization_rules (nil when absent): applied to
+	// the testing values before use.
+	ConfigNormalization *ConfigNormalization
 	// Authenticator is the one authenticator of the connector (validate checks that every
 	// stream resolves to the same one). Nil means no authentication.
 	Authenticator *Authenticator
