@@ -134,6 +134,12 @@ func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
 		return newLegacy(a, env, vars)
 	case manifest.SelectiveAuth:
 		return newSelective(a, env)
+	case manifest.JWTAuth:
+		j, err := newJWT(a, env, vars)
+		if err != nil {
+			return nil, err
+		}
+		return j, nil
 	}
 	return nil, fmt.Errorf("authenticator %s is not supported", a.Type)
 }

@@ -36,6 +36,8 @@ type oauth struct {
 	headers                [][2]string
 	body                   *record.Object
 	form                   bool
+	// assertion signs the JWT of the profile assertion flow (use_profile_assertion).
+	assertion *jwtAuth
 
 	mu           sync.Mutex
 	refreshToken string    // the one the next refresh sends (rotated by the updater)
@@ -63,6 +65,12 @@ func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenti
 		if g != "" {
 			o.grant = g
 		}
+	}
+	if d.UseProfileAssertion {
+		if o.assertion, err = newProfileAssertion(d.ProfileAssertion, env); err != nil {
+			return nil, err
+		}
+		o.grant = jwtBearerGrant
 	}
 	if o.clientID, err = render(d.ClientID, "client_id"); err != nil {
 		return nil, err
@@ -297,6 +305,9 @@ func (o *oauth) tokenRequest() (*request.Builder, error) {
 		if err := b.SetHeader(h[0], h[1], "refresh_request_headers"); err != nil {
 			return nil, err
 		}
+	}
+	if o.assertion != nil {
+		return o.assertionRequest(b)
 	}
 	set := func(key string, v any, source string) error {
 		if o.form {

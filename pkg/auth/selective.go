@@ -33,6 +33,12 @@ func registerSecrets(a *manifest.Authenticator, env Env) {
 		ts = append(ts, o.ClientID, o.ClientSecret, o.RefreshToken, o.AccessTokenValue)
 		trees = append(trees, o.RefreshRequestBody)
 	}
+	if j := a.JWT; j != nil {
+		ts = append(ts, j.SecretKey, j.Passphrase)
+	}
+	if o := a.OAuth; o != nil && o.ProfileAssertion != nil {
+		registerSecrets(o.ProfileAssertion, env)
+	}
 	if l := a.Legacy; l != nil {
 		ts = append(ts, l.Username, l.Password, l.SessionToken)
 	}

@@ -129,6 +129,8 @@ func (l *loader) authenticator(n *yaml.Node, path string, parent *params, login 
 		a.Selective = l.selective(c, uses)
 	case LegacySessionAuth:
 		a.Legacy = l.legacy(c)
+	case JWTAuth:
+		a.JWT = l.jwt(c, uses)
 	}
 	if !login {
 		if l.authCache == nil {
@@ -207,12 +209,10 @@ func (l *loader) oauth(c *comp) *OAuth {
 			o.RefreshRequestHeaders = t
 		}
 	}
-	if b, _ := l.boolField(c, "use_profile_assertion"); b || !isEmpty(c.get("profile_assertion")) {
-		at := c.get("profile_assertion")
-		if at == nil {
-			at = c.get("use_profile_assertion")
-		}
-		l.unsupported(at, c.fieldPath("profile_assertion"), "JwtAuthenticator", "OAuth profile assertion")
+	o.UseProfileAssertion = profile
+	o.ProfileAssertion = l.profileAssertion(c)
+	if profile && c.get("profile_assertion") == nil {
+		l.at(c.n, c.path, diag.CodeMissingField, "OAuthAuthenticator is missing the required field `profile_assertion` (use_profile_assertion is true)", "")
 	}
 	if un := c.get("refresh_token_updater"); un != nil {
 		uc, ok := l.component(un, c.fieldPath("refresh_token_updater"), c.params, "refresh_token_updater")
@@ -552,7 +552,8 @@ func placeName(p string) string {
 // CheckGrantType checks a templated OAuth grant_type once the testing values are known:
 // only refresh_token and client_credentials can be defined without code.
 func CheckGrantType(def *Definition, config map[string]any) error {
-	if def == nil || def.Authenticator == nil || def.Authenticator.OAuth == nil || def.Authenticator.OAuth.GrantType == nil {
+	if def == nil || def.Authenticator == nil || def.Authenticator.OAuth == nil || def.Authenticator.OAuth.GrantType == nil ||
+		def.Authenticator.OAuth.UseProfileAssertion {
 		return nil
 	}
 	t := def.Authenticator.OAuth.GrantType

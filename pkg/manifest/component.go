@@ -117,6 +117,13 @@ var fields = map[string][]string{
 	DpathValidator:             {"type", "field_path", "validation_strategy"},
 	PredicateValidator:         {"type", "value", "validation_strategy"},
 	ValidateAdheresToSchema:    {"type", "base_schema"},
+
+	// JSON Web Tokens (jwt.go).
+	JWTAuth: {"type", "secret_key", "base64_encode_secret_key", "algorithm", "token_duration", "header_prefix",
+		"jwt_headers", "additional_jwt_headers", "jwt_payload", "additional_jwt_payload", "passphrase",
+		"request_option", "$parameters"},
+	"JwtHeaders": {"kid", "typ", "cty"},
+	"JwtPayload": {"iss", "sub", "aud"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

@@ -141,7 +141,9 @@ type Authenticator struct {
 	// Selective is set for SelectiveAuthenticator; Select picks the alternative.
 	Selective *Selective
 	// Legacy is set for LegacySessionTokenAuthenticator.
-	Legacy     *LegacySession
+	Legacy *LegacySession
+	// JWT is set for JwtAuthenticator.
+	JWT        *JWT
 	Parameters map[string]any
 }
 
@@ -171,6 +173,10 @@ type OAuth struct {
 	RefreshRequestHeaders             *Tree
 	// Updater is the refresh_token_updater, nil when absent.
 	Updater *TokenUpdater
+	// UseProfileAssertion asks for a token with the JWT bearer grant: the token request
+	// sends only the grant type and the JWT that ProfileAssertion (a JwtAuthenticator) signs.
+	UseProfileAssertion bool
+	ProfileAssertion    *Authenticator
 }
 
 // TokenUpdater is refresh_token_updater: where rotated tokens are written in the testing values.
