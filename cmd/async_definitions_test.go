@@ -214,7 +214,8 @@ func jobOf(line string) string {
 }
 
 // paginate-trace shows each step of each job after its request, with the elapsed time of
-// the fake clock; the API key is **** in every URL, text and JSON.
+// the fake clock; the API key is **** in every URL, text and JSON. (The size of the ready
+// poll counts the server's URL twice: test servers get five-digit ephemeral ports.)
 func TestAsyncJobTrace(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
