@@ -85,6 +85,7 @@ type Server struct {
 	flaky        map[string]int       // key → failures served by /v1/errors/flaky
 	tokenLog     []TokenRequest
 	codes        map[string]authCode // authorization codes from /oauth/authorize
+	jobs         jobStore            // report jobs of /v1/{area}/jobs
 
 	logMu sync.Mutex
 }
@@ -182,6 +183,8 @@ func (s *Server) route(w *recorder, r *http.Request) {
 		s.login(w, r)
 	case strings.HasPrefix(p, "/v1/errors/"):
 		s.errorHelpers(w, r)
+	case strings.HasPrefix(p, "/v1/") && isJobPath(p):
+		s.reportJobs(w, r)
 	case strings.HasPrefix(p, "/v1/"):
 		s.data(w, r)
 	default:
@@ -304,6 +307,9 @@ Data:     GET|POST /v1/{area}/{collection}[/{pagination}]
 Tokens:   POST /oauth/token  /oauth/rotating/token  /oauth/dated/token
 Consent:  GET /oauth/authorize (redirects with a code)  POST /oauth/code/token
 Session:  POST /auth/login (JSON or form body)  GET /auth/login (Basic)
+Jobs:     POST /v1/{area}/jobs {"country":"SE"[,"polls":2][,"fail":true]}
+          GET /v1/{area}/jobs/{id}   GET /v1/{area}/jobs/{id}/files/{n}
+          DELETE /v1/{area}/jobs/{id} (or POST /v1/{area}/jobs/{id}/delete)
 Errors:   /v1/errors/status/{code}  /v1/errors/not-json  /v1/errors/flaky?key=K&failures=N
 
 See pkg/demoapi/README.md for parameters and credentials.

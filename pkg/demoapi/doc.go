@@ -76,6 +76,22 @@
 // the records with since <= updated_at <= until, then the page is cut in any pagination
 // style. since after until, or another format, is a 400. books and authors ignore them.
 //
+// # Report jobs, for AsyncRetriever
+//
+//	POST   /v1/{area}/jobs                  {"country": "SE"} (also "polls": N, "fail": true) → 201
+//	GET    /v1/{area}/jobs/{id}             {"id","status","country"}, and "rows", "files" when ready
+//	GET    /v1/{area}/jobs/{id}/files/{n}   file n (from 1) of a ready job: JSON lines, 25 rows each
+//	DELETE /v1/{area}/jobs/{id}             204 (or POST /v1/{area}/jobs/{id}/delete)
+//
+// A job reports "processing" until its polls-th poll (default 2, 1..10), which answers "ready"
+// with the absolute URLs of its files, or "failed" when it was created with "fail": true. The
+// answers depend on the number of polls only, never on the clock. The rows are the authors of the
+// country (one of NG, SE, FR, JP, PT, CZ, LB; ReportRows lists them: 36 each for SE and JP with
+// 250 records). Parameters come as for the data endpoints (JSON or form body, query). A job
+// belongs to its area, whose authentication every request needs; a deleted or unknown job is a
+// 404, the files of a job not ready a 409. Server.Jobs counts the jobs created, polls, deletions
+// and the most jobs processing at once.
+//
 // # Token endpoints
 //
 //	POST /oauth/token           grant_type refresh_token (demo-refresh-token, reusable) or

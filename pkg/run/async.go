@@ -37,8 +37,9 @@ import (
 // (AsyncJobOrchestrator._WAIT_TIME_BETWEEN_STATUS_UPDATE_IN_SECONDS).
 const pollInterval = 5 * time.Second
 
-// maxJobAttempts is how many jobs a slice may create (AsyncPartition._DEFAULT_MAX_JOB_RETRY).
-const maxJobAttempts = 3
+// MaxJobAttempts is how many jobs a slice may create (AsyncPartition._DEFAULT_MAX_JOB_RETRY):
+// the last failing or timing out fails the slice.
+const MaxJobAttempts = 3
 
 // JobStep is what happened to an asynchronous job.
 type JobStep int
@@ -111,7 +112,7 @@ func (e *JobError) Error() string {
 	if e.Poll != "" {
 		job += " polled at " + e.Poll
 	}
-	return fmt.Sprintf("%s %s (attempt %d of %d)", job, what, e.Attempts, maxJobAttempts)
+	return fmt.Sprintf("%s %s (attempt %d of %d)", job, what, e.Attempts, MaxJobAttempts)
 }
 
 func (e *JobError) Unwrap() error { return e.Err }
@@ -175,7 +176,7 @@ func (r *sliceReader) readJob(ctx context.Context) error {
 		case manifest.JobSkipped:
 			return nil
 		}
-		last := attempt >= maxJobAttempts
+		last := attempt >= MaxJobAttempts
 		if status == manifest.JobTimeout && (!early || last) {
 			// Found on a poll (or at the last attempt): the CDK aborts the job.
 			if err := r.jobStep(ctx, j, manifest.JobTimeout, a.Abort, JobAborted); err != nil {
