@@ -125,6 +125,10 @@ type loader struct {
 	trees     map[treeKey]*Tree
 	// asyncJobs is max_concurrent_async_job_count, shared by the AsyncRetriever streams.
 	asyncJobs *JobLimit
+	// checkDyn is a CheckDynamicStream check; parentWins makes an outer $parameters entry win
+	// over a nested component's own (use_parent_parameters of a dynamic stream's streams).
+	checkDyn   *CheckDynamic
+	parentWins bool
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context
