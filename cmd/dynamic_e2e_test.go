@@ -119,3 +119,15 @@ func TestDynamicStreamsUnknownStream(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}
 }
+
+// streams lists the static and the resolved streams, in read order.
+func TestDynamicStreamsList(t *testing.T) {
+	res, log := dynamicRun(t, "streams")
+	want := "table_books\ntable_authors\ntable_events\ntable_reviews\nfew_events\nmore_reviews\n"
+	if res.Code != 0 || res.Stdout != want {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if log != "GET /v1/basic/tables 200\n" {
+		t.Errorf("requests:\n%s", log)
+	}
+}
