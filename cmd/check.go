@@ -67,8 +67,15 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	if len(p.defaults) > 0 {
 		fmt.Fprintf(opts.io.Err, "defaults applied: %s\n", values.FormatDefaults(p.defaults))
 	}
+	if err := p.resolve(ctx, nil); err != nil {
+		return err
+	}
 	streams := p.def.Streams
-	if len(p.def.CheckStreams) > 0 {
+	if cd := p.def.CheckDynamic; cd != nil {
+		if streams, err = checkDynamic(opts.io, cd, streams); streams == nil {
+			return err
+		}
+	} else if len(p.def.CheckStreams) > 0 {
 		streams = nil
 		for _, n := range p.def.CheckStreams {
 			if s := p.def.Stream(n); s != nil {

@@ -57,6 +57,8 @@ type prepared struct {
 	client  *httpx.Client
 	auth    auth.Authenticator
 	streams []*manifest.Stream
+	// names are the streams asked for (--stream), selected once dynamic streams are made.
+	names []string
 	// onConfigUpdate is told the whole testing values after a token rotation was written.
 	onConfigUpdate func(config map[string]any)
 	// defaults are the values the specification's defaults filled.
@@ -82,12 +84,14 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		s.summary(defPath, diags)
 		return nil, &silentError{code: exitInvalid}
 	}
-	p := &prepared{def: def}
-	streams, err := selectStreams(def, f.streams)
-	if err != nil {
-		return nil, err
+	p := &prepared{def: def, names: f.streams}
+	if len(def.Dynamic) == 0 { // else selected by resolve, once the dynamic streams are made
+		streams, err := selectStreams(def, f.streams)
+		if err != nil {
+			return nil, err
+		}
+		p.streams = streams
 	}
-	p.streams = streams
 
 	vals, defaults, err := loadTestingValues(s, defPath, def.ConnectionSpec, f.testingValues, f.assign)
 	if err != nil {

@@ -94,6 +94,9 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := p.resolve(ctx, nil); err != nil {
+		return err
+	}
 	ro := p.options()
 	ro.StateOf, ro.Now = states.of, opts.env.clock()
 	if err := states.check(ro, opts.flags.state.path, p.streams); err != nil {

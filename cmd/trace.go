@@ -92,6 +92,9 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	}
 	t := newTracer(opts.io, opts.format == "json")
 	p.client.Observe = t.exchange
+	if err := p.resolve(ctx, t); err != nil {
+		return err
+	}
 	ro := p.options()
 	ro.StateOf, ro.Now = states.of, opts.env.clock()
 	if err := states.check(ro, opts.flags.state.path, p.streams); err != nil {
@@ -223,6 +226,10 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 			ev["parent_of"] = ss.ParentOf
 		}
 		t.emit(ev)
+		return
+	}
+	if ss.ParentOf == "dynamic_streams" {
+		t.printf("%s %s (%s)\n", t.bold("components of the dynamic streams"), t.bold(ss.Stream), ss.Pagination)
 		return
 	}
 	if ss.ParentOf != "" {

@@ -185,6 +185,8 @@ func (s *Server) route(w *recorder, r *http.Request) {
 		s.errorHelpers(w, r)
 	case strings.HasPrefix(p, "/v1/") && isJobPath(p):
 		s.reportJobs(w, r)
+	case strings.HasPrefix(p, "/v1/") && strings.Count(p, "/") == 3 && strings.HasSuffix(p, "/tables"):
+		s.tables(w, r)
 	case strings.HasPrefix(p, "/v1/"):
 		s.data(w, r)
 	default:

@@ -487,7 +487,7 @@ func (l *loader) checkAuthenticators(def *Definition) {
 			"define the authenticator once under `definitions` and `$ref` it from every requester")
 		break
 	}
-	for _, s := range def.Streams {
+	for _, s := range append(def.Streams[:len(def.Streams):len(def.Streams)], def.templates()...) {
 		if s.Requester != nil && s.Requester.Authenticator != nil {
 			def.Authenticator = s.Requester.Authenticator
 			break

@@ -59,7 +59,7 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 	}
 	l.jobLimit(top)
 	dynamic := top.vals["dynamic_streams"]
-	l.unsupportedValue(dynamic, "dynamic_streams", "DynamicDeclarativeStream")
+	def.Dynamic = l.dynamicStreams(dynamic)
 
 	names := map[string]*yaml.Node{}
 	streams := top.vals["streams"]
@@ -90,6 +90,7 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 
 	if cn := top.vals["check"]; !isNull(cn) {
 		def.CheckStreams = l.check(cn, names, isEmpty(dynamic))
+		def.CheckDynamic = l.checkDyn
 	}
 	if sn := top.vals["spec"]; !isNull(sn) {
 		def.ConnectionSpec, def.AdvancedAuth = l.spec(sn)
@@ -116,6 +117,10 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 func (l *loader) check(n *yaml.Node, names map[string]*yaml.Node, verifyNames bool) []string {
 	c, ok := l.component(n, "check", nil, "CheckStream")
 	if !ok {
+		return nil
+	}
+	if c.typ == "CheckDynamicStream" {
+		l.checkDyn = l.checkDynamic(c)
 		return nil
 	}
 	if c.typ != "CheckStream" {

@@ -124,6 +124,14 @@ var fields = map[string][]string{
 		"request_option", "$parameters"},
 	"JwtHeaders": {"kid", "typ", "cty"},
 	"JwtPayload": {"iss", "sub", "aud"},
+
+	// dynamic streams (dynamic.go)
+	"DynamicDeclarativeStream":   {"type", "name", "stream_template", "components_resolver", "use_parent_parameters", "$parameters"},
+	HTTPComponentsResolver:       {"type", "retriever", "components_mapping", "$parameters"},
+	ConfigComponentsResolver:     {"type", "stream_config", "components_mapping", "$parameters"},
+	"StreamConfig":               {"type", "configs_pointer", "default_values", "$parameters"},
+	"ComponentMappingDefinition": {"type", "field_path", "value", "value_type", "create_or_update", "condition", "$parameters"},
+	"CheckDynamicStream":         {"type", "stream_count", "use_check_availability", "config_overrides", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {
@@ -169,6 +177,9 @@ func (p *params) values() map[string]any {
 			p.value[k] = v
 		}
 		for i := 0; i+1 < len(p.own.Content); i += 2 {
+			if _, outer := base[p.own.Content[i].Value]; outer && p.l.parentWins {
+				continue // use_parent_parameters: the outer value wins
+			}
 			p.value[p.own.Content[i].Value] = toValue(p.own.Content[i+1])
 		}
 	}
@@ -290,6 +301,8 @@ var notRun = map[string]map[string]struct{ component, skip string }{
 	"DpathExtractor":    {"record_expander": {component: "RecordExpander"}},
 	OAuthAuth:           {"send_refresh_request_as_query_params": {component: "OAuthAuthenticator send_refresh_request_as_query_params"}},
 	"CheckStream":       {"config_overrides": {skip: "`check` uses the testing values as they are"}},
+
+	"CheckDynamicStream": {"config_overrides": {skip: "`check` uses the testing values as they are"}},
 }
 
 // checkFields reports fields not in the component's field list. Unknown fields follow the

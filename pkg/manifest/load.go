@@ -130,6 +130,12 @@ type loader struct {
 	selectives []selectiveAt
 	// norm is spec.config_normalization_rules, once read.
 	norm *ConfigNormalization
+	// checkDyn is a CheckDynamicStream check; parentWins makes an outer $parameters entry win
+	// over a nested component's own (use_parent_parameters of a dynamic stream's streams).
+	checkDyn   *CheckDynamic
+	parentWins bool
+	// inTemplate is set while a dynamic stream's template is checked.
+	inTemplate bool
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context
@@ -304,6 +310,9 @@ type pendingTemplate struct {
 
 // tmpl schedules the compilation of scalar n into *dst with the given variables.
 func (l *loader) tmpl(n *yaml.Node, path, field string, vars []string, dst **template.Template) *pendingTemplate {
+	if l.inTemplate {
+		vars = append(append([]string{}, vars...), "components_values")
+	}
 	p := &pendingTemplate{node: n, src: n.Value, vars: vars, dst: dst, path: path, field: field}
 	l.templates = append(l.templates, p)
 	return p

@@ -19,6 +19,11 @@ type Definition struct {
 	Streams []*Stream
 	// CheckStreams are the names in check.stream_names; empty means every stream.
 	CheckStreams []string
+	// Dynamic are the dynamic_streams (dynamic.go), in definition order; their streams are
+	// made once the testing values are known.
+	Dynamic []*DynamicStream
+	// CheckDynamic is set when check is a CheckDynamicStream.
+	CheckDynamic *CheckDynamic
 	// Spec is spec.connection_specification as a plain JSON value (nil when absent).
 	ConnectionSpec map[string]any
 	// AdvancedAuth is spec.advanced_auth as a plain JSON value (nil when absent).

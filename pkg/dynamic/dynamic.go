@@ -1,0 +1,250 @@
+// Package dynamic makes the streams of a definition's dynamic_streams once the testing values
+// are known, as the Airbyte CDK does: a components resolver yields components (the records
+// of an HttpComponentsResolver's retriever, or the entries of the testing values a
+// ConfigComponentsResolver points at), and each component makes one stream of the stream
+// template, with every components_mapping value set into it.
+package dynamic
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"connector/pkg/manifest"
+	"connector/pkg/template"
+	"connector/pkg/transform"
+)
+
+// ReadComponents reads an HttpComponentsResolver's retriever: each record, decoded, goes to
+// yield with the stream_slice it came from.
+type ReadComponents func(ctx context.Context, retriever *manifest.Stream, yield func(rec, streamSlice any)) error
+
+// Error is a problem of the definition or the testing values found while making the streams
+// of a dynamic stream definition (not a failed request).
+type Error struct {
+	Dynamic string
+	Err     error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("dynamic stream %s: %v", e.Dynamic, e.Err) }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Resolve returns the streams of every dynamic stream definition of def, in order: those of
+// the first definition, then the second's. A stream name already used (by a static stream or
+// another dynamic one) is an error, as in the CDK.
+func Resolve(ctx context.Context, def *manifest.Definition, config map[string]any, read ReadComponents) ([]*manifest.Stream, error) {
+	seen := map[string]bool{}
+	for _, s := range def.Streams {
+		seen[s.Name] = true
+	}
+	var out []*manifest.Stream
+	for _, d := range def.Dynamic {
+		streams, err := resolveOne(ctx, d, config, read)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range streams {
+			if seen[s.Name] {
+				what := "please check your configuration"
+				if d.Type == manifest.HTTPComponentsResolver {
+					what = "the API returned two components of that name"
+				}
+				return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("the stream name %q is used twice; %s", s.Name, what)}
+			}
+			seen[s.Name] = true
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// component is the input of one stream: components_values and, for an HTTP resolver, the
+// slice of its retriever.
+type component struct {
+	values, slice any
+}
+
+func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[string]any, read ReadComponents) ([]*manifest.Stream, error) {
+	var comps []component
+	if d.Type == manifest.HTTPComponentsResolver {
+		err := read(ctx, d.Retriever, func(rec, sl any) { comps = append(comps, component{values: rec, slice: sl}) })
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		values, err := configComponents(d, config)
+		if err != nil {
+			return nil, &Error{Dynamic: d.Name, Err: err}
+		}
+		for _, v := range values {
+			comps = append(comps, component{values: v})
+		}
+	}
+	var out []*manifest.Stream
+	for i, c := range comps {
+		edits, err := edits(d, c, config)
+		if err != nil {
+			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d: %w", i+1, err)}
+		}
+		s, diags := d.Build(edits)
+		if diags.HasErrors() {
+			var msgs []string
+			for _, dg := range diags {
+				if dg.Severity == "error" {
+					msgs = append(msgs, dg.String())
+				}
+			}
+			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d makes an invalid stream:\n%s", i+1, strings.Join(msgs, "\n"))}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// edits evaluates every mapping of d for one component.
+func edits(d *manifest.DynamicStream, c component, config map[string]any) ([]manifest.Edit, error) {
+	vars := map[string]any{
+		"config":                 config,
+		"parameters":             d.Parameters,
+		"components_values":      c.values,
+		"stream_template_config": d.TemplateConfig(),
+		"stream_slice":           c.slice,
+	}
+	if c.slice == nil {
+		vars["stream_slice"] = map[string]any{}
+	}
+	var out []manifest.Edit
+	for _, m := range d.Mappings {
+		if m.Condition != nil {
+			ok, err := m.Condition.Eval(vars)
+			if err != nil {
+				return nil, fmt.Errorf("condition: %w", err)
+			}
+			if !template.Truthy(ok) {
+				continue
+			}
+		}
+		v, err := transform.Interpolate(m.Value, vars, m.ValueType)
+		if err != nil {
+			return nil, fmt.Errorf("value at line %d: %w", m.Pos.Line, err)
+		}
+		if d.Type == manifest.ConfigComponentsResolver {
+			if s, ok := v.(string); ok && m.ValueType != "string" {
+				v = parseYAML(s)
+			}
+		}
+		path := make([]string, len(m.FieldPath))
+		for i, seg := range m.FieldPath {
+			if path[i], err = seg.Render(vars); err != nil {
+				return nil, fmt.Errorf("field_path at line %d: %w", m.Pos.Line, err)
+			}
+		}
+		out = append(out, manifest.Edit{Path: path, Value: v, Create: m.CreateOrUpdate && d.Type == manifest.ConfigComponentsResolver, Pos: m.Pos})
+	}
+	return out, nil
+}
+
+// parseYAML reads a mapping's text value as YAML, as the CDK's ConfigComponentsResolver does
+// (yaml.safe_load): "[a, b]" becomes a list; text that is not YAML stays text.
+func parseYAML(s string) any {
+	var v any
+	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
+		return s
+	}
+	return v
+}
+
+// configComponents are the components of a ConfigComponentsResolver: for each stream_config,
+// the list at configs_pointer in the testing values (a single value is a list of one),
+// followed by default_values; then every combination of one item of each list, merged (a
+// mapping's keys are laid over the others'; any other item is kept as
+// source_config_N: [index, item]).
+func configComponents(d *manifest.DynamicStream, config map[string]any) ([]any, error) {
+	vars := map[string]any{"config": config, "parameters": d.Parameters}
+	var lists [][]any
+	for _, sc := range d.Configs {
+		path := make([]string, len(sc.Pointer))
+		for i, seg := range sc.Pointer {
+			var err error
+			if path[i], err = seg.Render(vars); err != nil {
+				return nil, fmt.Errorf("configs_pointer: %w", err)
+			}
+		}
+		var items []any
+		switch v, ok := lookup(config, path); {
+		case !ok:
+		case isList(v):
+			items = append(items, v.([]any)...)
+		default:
+			items = append(items, v)
+		}
+		items = append(items, sc.DefaultValues...)
+		lists = append(lists, items)
+	}
+	var out []any
+	var walk func(i int, combo []any)
+	walk = func(i int, combo []any) {
+		if i == len(lists) {
+			out = append(out, merge(combo, lists))
+			return
+		}
+		for j := range lists[i] {
+			walk(i+1, append(combo, j))
+		}
+	}
+	if len(lists) > 0 {
+		walk(0, nil)
+	}
+	return out, nil
+}
+
+func isList(v any) bool {
+	_, ok := v.([]any)
+	return ok
+}
+
+// merge is the CDK's _merge_combination for the items at the indexes combo.
+func merge(combo []any, lists [][]any) map[string]any {
+	out := map[string]any{}
+	for i, j := range combo {
+		idx := j.(int)
+		switch item := lists[i][idx].(type) {
+		case map[string]any:
+			for k, v := range item {
+				out[k] = v
+			}
+		default:
+			key := fmt.Sprintf("source_config_%d", i)
+			if _, ok := out[key]; !ok {
+				out[key] = []any{int64(idx), item}
+			}
+		}
+	}
+	return out
+}
+
+// lookup is dpath.get on the testing values (no value: ok false).
+func lookup(v any, path []string) (any, bool) {
+	for _, seg := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			var i int
+			if _, err := fmt.Sscanf(seg, "%d", &i); err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
