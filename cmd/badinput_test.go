@@ -108,7 +108,7 @@ var badInputs = []badCase{
 	{"an empty definition", validateArgs("empty.yaml"), 3,
 		"testdata/badinput/empty.yaml:1:1: error: the definition is empty"},
 	{"an unknown error handler action", validateArgs("bad_action.yaml"), 3,
-		"testdata/badinput/bad_action.yaml:14:23: error: `action` must be one of SUCCESS, FAIL, RETRY, IGNORE, RATE_LIMITED, not `RETRI`"},
+		"testdata/badinput/bad_action.yaml:14:23: error: `action` must be one of SUCCESS, FAIL, RETRY, IGNORE, RATE_LIMITED, RESET_PAGINATION, not `RETRI`"},
 	{"an HTTP status code that is not an integer", validateArgs("bad_http_codes.yaml"), 3,
 		"testdata/badinput/bad_http_codes.yaml:15:35: error: an HTTP status code must be an integer from 100 to 599, not `4.5`"},
 	{"a definition file that does not exist", validateArgs("nope.yaml"), 2,

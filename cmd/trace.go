@@ -375,6 +375,19 @@ func (t *tracer) Page(ev run.PageEvent) {
 	t.printf("    %s\n", reason)
 }
 
+// restartReason words a pagination reset: what caused it and where the slice starts again.
+func restartReason(ev run.PageEvent) string {
+	cause := fmt.Sprintf("the error handler answered %d with RESET_PAGINATION", ev.Status)
+	if ev.Restart.Limit > 0 {
+		cause = fmt.Sprintf("number_of_records %d reached", ev.Restart.Limit)
+	}
+	text := cause + "; the pagination starts again from the first page"
+	if sl := ev.Restart.Slice; sl != nil && sl != ev.Slice {
+		text += " of slice " + sl.Label()
+	}
+	return text
+}
+
 // pageDecision words what a page meant for the read: the decision (next, stop, error or
 // discarded) and its reason, e.g. "next: offset=200 (100 records ≥ limit 100)".
 func pageDecision(ev run.PageEvent) (decision, reason string) {
@@ -389,6 +402,8 @@ func pageDecision(ev run.PageEvent) (decision, reason string) {
 		return "stop", "stop: " + ev.Ignored
 	case run.Failed:
 		return "error", "error: " + ev.Err.Error()
+	case run.Reset:
+		return "reset", "reset: " + restartReason(ev)
 	}
 	var why string
 	switch ev.Discard.Why {
@@ -398,6 +413,8 @@ func pageDecision(ev run.PageEvent) (decision, reason string) {
 		why = "sent ahead, beyond the page that failed"
 	case run.WrongGuess:
 		why = "sent ahead with a token the page before did not lead to (next is " + template.ToString(ev.Discard.Next) + ")"
+	case run.AfterReset:
+		why = "sent ahead, before the pagination was reset"
 	}
 	if ev.Discard.Answered {
 		return "discarded", "discarded: " + why + ", not emitted"

@@ -223,7 +223,7 @@ func (h *Handler) decide(o *outcome) decision {
 		for _, c := range h.children {
 			d := c.decide(o)
 			switch d.action {
-			case manifest.ActionSuccess, manifest.ActionRetry, manifest.ActionIgnore:
+			case manifest.ActionSuccess, manifest.ActionRetry, manifest.ActionIgnore, manifest.ActionResetPagination:
 				return d
 			}
 			if d.explicit && firstExplicit == nil {

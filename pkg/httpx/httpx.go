@@ -62,6 +62,24 @@ type Response struct {
 	Reason  string
 }
 
+// ResetError is a response the error handler answered with RESET_PAGINATION: the read of
+// the slice starts its pagination again (pkg/run), and anything else fails on it.
+type ResetError struct {
+	Method, URL string
+	Status      int
+	// Message is the filter's error_message, rendered (empty when none).
+	Message string
+}
+
+func (e *ResetError) Error() string {
+	text := fmt.Sprintf("%s %s answered %d %s, which the error handler answers with RESET_PAGINATION", e.Method, e.URL,
+		e.Status, http.StatusText(e.Status))
+	if e.Message != "" {
+		text += ": " + e.Message
+	}
+	return text
+}
+
 // Exchange is one attempt, reported to Client.Observe. Its text fields are redacted.
 type Exchange struct {
 	Kind    string
@@ -74,7 +92,8 @@ type Exchange struct {
 	Status  int // 0 when no response arrived
 	Size    int
 	Err     string
-	// Action is the error handler's decision: SUCCESS, FAIL, RETRY, IGNORE or RATE_LIMITED.
+	// Action is the error handler's decision: SUCCESS, FAIL, RETRY, IGNORE, RATE_LIMITED or
+	// RESET_PAGINATION.
 	Action string
 	// Wait is the pause before the next attempt, when there is one.
 	Wait     time.Duration
@@ -332,6 +351,9 @@ func (c *Client) result(req *Request, o *outcome, d decision, gaveUp string) (*R
 			resp.Reason += ": " + c.Redactor.String(d.message)
 		}
 		return resp, nil
+	case manifest.ActionResetPagination:
+		return resp, &ResetError{Method: req.Method, URL: c.Redactor.String(req.URL), Status: resp.Status,
+			Message: c.Redactor.String(d.message)}
 	}
 	return resp, &StatusError{
 		Method: req.Method, URL: c.Redactor.String(req.URL), Status: resp.Status,

@@ -381,3 +381,30 @@ func StateTime(m *manifest.Incremental, st *record.Object, env Env) (time.Time, 
 	t, err := tf.parse(v)
 	return t, err == nil
 }
+
+// Reduce is the slice a PaginationReset with SPLIT_USING_CURSOR starts again with: orig
+// with its start moved to the newest cursor value of the records t has seen in it, written
+// as the cursor writes its slices (the CDK's ConcurrentCursor.reduce_slice_range). Without
+// such a value it is orig itself.
+func (c *Cursor) Reduce(orig *slice.Slice, t *Tracker) *slice.Slice {
+	var key string
+	var start any
+	switch {
+	case c.count != nil && t.count.has:
+		key, start = "start", t.count.n.value()
+	case c.sp != nil && t.hasMax:
+		key, start = c.sp.startKey, c.sp.tf.format(t.max)
+	default:
+		return orig
+	}
+	out := *orig
+	out.Cursor = &record.Object{}
+	for _, k := range orig.Cursor.Keys() {
+		v, _ := orig.Cursor.Get(k)
+		if k == key {
+			v = start
+		}
+		out.Cursor.Set(k, v)
+	}
+	return &out
+}

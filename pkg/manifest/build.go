@@ -348,8 +348,8 @@ func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream,
 	}
 	var uses []optionUse
 	if v := c.get("pagination_reset"); !isEmpty(v) {
-		l.unsupportedValue(v, c.fieldPath("pagination_reset"), "PaginationReset")
-		ok = false
+		s.PaginationReset = l.paginationReset(v, c.fieldPath("pagination_reset"), c.params)
+		ok = ok && s.PaginationReset != nil
 	}
 	dec, dok := l.retrieverDecoder(c)
 	s.Decoder, ok = dec, ok && dok
@@ -380,6 +380,13 @@ func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream,
 	}
 	l.checkPaginatedDecoder(c, s.Decoder, s.Paginator)
 	l.conflicts = append(l.conflicts, uses)
+	if pr := s.PaginationReset; pr != nil && pr.Records > 0 && !isEmpty(mapGet(c.get("record_selector"), "record_filter")) {
+		// The CDK refuses to build such a retriever: the count would not see the records
+		// the filter drops.
+		l.at(c.get("pagination_reset"), c.fieldPath("pagination_reset"), diag.CodeType,
+			"`limits` of a PaginationReset cannot be used with a record_filter (the CDK refuses it: \"PaginationResetLimits are not supported while having record filter.\")", "")
+		ok = false
+	}
 	return ok && s.Requester != nil && s.Selector != nil
 }
 

@@ -22,6 +22,8 @@ var fields = map[string][]string{
 	"SimpleRetriever": {"type", "requester", "record_selector", "paginator", "decoder", "partition_router",
 		"pagination_reset", "ignore_stream_slicer_parameters_on_paginated_requests", "stream_slicer",
 		"name", "primary_key", "$parameters"},
+	"PaginationReset":       {"type", "action", "limits"},
+	"PaginationResetLimits": {"type", "number_of_records"},
 	"HttpRequester": {"type", "url_base", "url", "path", "http_method", "authenticator", "request_parameters",
 		"request_headers", "request_body_json", "request_body_data", "request_body", "error_handler",
 		"use_cache", "fetch_properties_from_endpoint", "query_properties", "name", "$parameters"},

@@ -30,10 +30,12 @@ const (
 	ActionRetry       = "RETRY"
 	ActionIgnore      = "IGNORE"
 	ActionRateLimited = "RATE_LIMITED"
+	// ActionResetPagination starts the slice's pagination again (see PaginationReset).
+	ActionResetPagination = "RESET_PAGINATION"
 )
 
 var (
-	filterActions = []string{ActionSuccess, ActionFail, ActionRetry, ActionIgnore, ActionRateLimited}
+	filterActions = []string{ActionSuccess, ActionFail, ActionRetry, ActionIgnore, ActionRateLimited, ActionResetPagination}
 	failureTypes  = []string{"system_error", "config_error", "transient_error"}
 )
 
@@ -200,9 +202,6 @@ func (l *loader) responseFilter(n *yaml.Node, path string, parent *params) *Resp
 	good := true
 	if a := c.get("action"); a != nil {
 		switch {
-		case a.Kind == yaml.ScalarNode && a.Value == "RESET_PAGINATION":
-			l.unsupported(a, c.fieldPath("action"), "RESET_PAGINATION", "action")
-			good = false
 		case a.Kind != yaml.ScalarNode || !slices.Contains(filterActions, a.Value):
 			hint := ""
 			if s := suggest(strings.ToUpper(a.Value), filterActions); s != "" && a.Kind == yaml.ScalarNode {

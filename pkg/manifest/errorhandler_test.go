@@ -80,8 +80,8 @@ func TestErrorHandlerDiagnostics(t *testing.T) {
 	tests := []struct{ handler, want string }{
 		{"response_filters: [{action: RETRY}]",
 			"missing-field: HttpResponseFilter has an `action` but nothing to match: set `http_codes`, `predicate` or `error_message_contains`"},
-		{"response_filters: [{action: RESET_PAGINATION, http_codes: [400]}]",
-			"unsupported-component: RESET_PAGINATION is not supported yet (action)"},
+		{"response_filters: [{action: RESET_PAGINATON, http_codes: [400]}]",
+			"type: `action` must be one of SUCCESS, FAIL, RETRY, IGNORE, RATE_LIMITED, RESET_PAGINATION, not `RESET_PAGINATON`"},
 		{"response_filters: [{action: IGNORE, predicate: \"{{ respons.x }}\"}]",
 			"template: in `predicate`: unknown variable `respons`"},
 		{"max_retries: many", "type: `max_retries` must be an integer or a template, not `many`"},

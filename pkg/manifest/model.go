@@ -73,6 +73,9 @@ type Stream struct {
 	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
 	// the partition's request options go on the first request of a slice only.
 	IgnoreSlicerOnPaginated bool
+	// PaginationReset is the retriever's pagination_reset (nil: none; a RESET_PAGINATION
+	// answer then starts the slice again once, as the CDK's default does).
+	PaginationReset *PaginationReset
 	// Decoder is the retriever's decoder; nil for JsonDecoder.
 	Decoder *Decoder
 	// Schema is the stream's JSON schema from its schema_loader, decoded as record.Decode

@@ -45,6 +45,17 @@ type PageEvent struct {
 	// Discard says why a page fetched ahead was not used (End Discarded). Its records were
 	// not emitted and it is not counted in Result.
 	Discard Discard
+	// Restart is why and how the slice starts again (End Reset).
+	Restart Restart
+}
+
+// Restart is a pagination reset (pagination_reset, RESET_PAGINATION).
+type Restart struct {
+	// Limit is the number_of_records the records since the slice's start reached; 0 when
+	// the error handler answered the page (its Status) with RESET_PAGINATION.
+	Limit int
+	// Slice is the slice the read starts again with (a SPLIT_USING_CURSOR moves its start).
+	Slice *slice.Slice
 }
 
 // End is what a page means for the read of its slice.
@@ -64,6 +75,9 @@ const (
 	Failed
 	// Discarded: a page requested ahead of time that the read did not use.
 	Discarded
+	// Reset: the slice's pagination starts again from its first page after this page
+	// (Restart says with which slice).
+	Reset
 )
 
 // Limit is one of the limits of a test read.
@@ -101,4 +115,6 @@ const (
 	AfterFailure
 	// WrongGuess: it was requested with a token the page before did not lead to.
 	WrongGuess
+	// AfterReset: the slice's pagination started again from its first page.
+	AfterReset
 )

@@ -9,14 +9,16 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/paginate"
 	"connector/pkg/record"
+	"connector/pkg/slice"
 	"connector/pkg/template"
 	"connector/pkg/transform"
 )
 
 // handle is one page of the pipeline: extract its records, pass them through the filter to
 // the emitter, ask the paginator what comes next, apply the limits and the repeat guard,
-// and tell the observer. It returns the next page's token, and whether the read goes on.
-func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End, err error) {
+// and tell the observer. It returns the next page's token, and whether the read goes on
+// (Reset: from the slice's first page; orig is the slice as the stream made it).
+func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) (next any, end End, err error) {
 	req, resp := p.req, p.resp
 	ev := PageEvent{Stream: r.st.s.Name, Slice: r.sv.s, Method: req.Method, URL: req.URL, Status: resp.Status,
 		Size: len(resp.Body), TokenBefore: p.token, Lazy: p.lazy}
@@ -40,6 +42,7 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End,
 	if r.res.pages == 1 {
 		r.res.firstPageRecords = emitted
 	}
+	r.resets.records += emitted
 	ev.Records, ev.Emitted, ev.Shown = page.count, emitted, r.shown
 	r.shown = nil
 	d, derr := r.st.pag.Next(p.token, r.pageInfo(page, resp, req.URL))
@@ -67,6 +70,14 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End,
 	default:
 		ev.TokenAfter = d.Token
 	}
+	if (ev.End == Continue || ev.End == Paginated) && r.resets.due() {
+		// number_of_records: the CDK starts again even after the last page.
+		ev.End, ev.Restart.Limit, ev.TokenAfter = Reset, r.resets.limit, nil
+		cause := fmt.Sprintf("%d records since the slice started, number_of_records %d", r.resets.records, r.resets.limit)
+		if ev.Restart.Slice, derr = r.restart(orig, cause); derr != nil {
+			ev.End, ev.Err = Failed, derr
+		}
+	}
 	if ev.End == Limited {
 		r.res.Limit = ev.Limit
 	}
@@ -79,7 +90,7 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard) (next any, end End,
 	if derr != nil {
 		return nil, Failed, derr
 	}
-	return d.Token, ev.End, nil
+	return ev.TokenAfter, ev.End, nil
 }
 
 func (r *sliceReader) observe(ev PageEvent) {

@@ -32,6 +32,8 @@ type sliceReader struct {
 	track *incremental.Tracker
 	// shown are the records of the page being handled that its event shows.
 	shown [][]byte
+	// resets follows the pagination resets of the slice (reset.go).
+	resets resets
 }
 
 // sliceResult is the outcome of one slice.
@@ -43,7 +45,8 @@ type sliceResult struct {
 
 func (st *stream) newSliceReader(sl *slice.Slice, out Emitter, pagesBefore, recordsBefore int) *sliceReader {
 	return &sliceReader{st: st, sv: newSliceVars(sl, st.in), out: out, pagesBefore: pagesBefore,
-		recordsBefore: recordsBefore, spare: make(chan []byte, st.depth+1), track: st.cursor.Track(sl)}
+		recordsBefore: recordsBefore, spare: make(chan []byte, st.depth+1), track: st.cursor.Track(sl),
+		resets: newResets(st)}
 }
 
 // read reads the slice and reports its outcome; an error names the stream, the slice and the
@@ -66,6 +69,7 @@ func (r *sliceReader) read(ctx context.Context) sliceResult {
 // readPages is the loop of the slice: the pager sends, the loop handles the pages in order.
 func (r *sliceReader) readPages(ctx context.Context) (err error) {
 	token, first, prevURL := r.st.pag.Initial(), true, ""
+	orig := r.sv.s
 	var guard repeatGuard
 	if lazy := r.sv.s.Lazy; lazy != nil {
 		// The first page comes from the parent record; pagination goes on from it.
@@ -74,9 +78,9 @@ func (r *sliceReader) readPages(ctx context.Context) (err error) {
 		if err != nil {
 			return err
 		}
-		next, end, err := r.handle(p, &guard)
+		next, end, err := r.handle(p, &guard, orig)
 		if err != nil || end != Continue {
-			return err
+			return err // a reset on a lazy first page: see reset.go
 		}
 		token, first = next, false
 	}
@@ -98,11 +102,36 @@ func (r *sliceReader) readPages(ctx context.Context) (err error) {
 		}
 		r.page = r.res.pages + 1
 		if p.err != nil {
-			return p.err
+			var re *httpx.ResetError
+			if !errors.As(p.err, &re) {
+				return p.err
+			}
+			ev := PageEvent{Stream: r.st.s.Name, Slice: r.sv.s, Number: r.page, Method: p.req.Method, URL: p.req.URL,
+				Status: re.Status, TokenBefore: p.token, End: Reset}
+			if ev.Restart.Slice, err = r.restart(orig, re.Error()); err != nil {
+				ev.End, ev.Err = Failed, err
+			}
+			r.observe(ev)
+			if err != nil {
+				return err
+			}
 		}
-		next, end, err := r.handle(p, &guard)
-		if err != nil || end != Continue {
-			return err
+		var next any
+		end := Reset
+		if p.err == nil {
+			if next, end, err = r.handle(p, &guard, orig); err != nil {
+				return err
+			}
+		}
+		if end == Reset {
+			// The slice starts again from its first page (reset.go).
+			r.stop(f, Discard{Why: AfterReset})
+			guard = repeatGuard{}
+			f = r.fetch(ctx, r.st.pag.Initial(), true, "")
+			continue
+		}
+		if end != Continue {
+			return nil
 		}
 		if !r.st.want.Body {
 			select {

@@ -121,7 +121,7 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 			st.depth, st.speculate = n, true
 		}
 	}
-	st.overlap = o.Overlap && st.predictor != nil
+	st.overlap = o.Overlap && st.predictor != nil && !resetsAfterRecords(s)
 	if st.overlap {
 		// The page counted and waiting to be handed over, and the one after it in flight:
 		// at most two bodies in memory beyond the page being handled, at most two
@@ -157,6 +157,8 @@ func (st *stream) prefetchBlocker() string {
 		return fmt.Sprintf("%s takes each next page token from the previous response", st.s.Paginator.Strategy.Type)
 	case st.predictor.Size <= 0:
 		return "without a page_size the next offset depends on the previous page"
+	case resetsAfterRecords(st.s):
+		return "pagination_reset's number_of_records may start the slice again after any page"
 	}
 	return ""
 }
