@@ -30,12 +30,17 @@ func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.C
 		Short: "Stream the records of every stream as JSON lines",
 		Long: `read requests the pages of each stream in definition order (or of the streams named with
 --stream) and writes every record to stdout as one JSON line, as soon as its page arrives.
-Records are written byte for byte as the API sent them: key order and numbers untouched.
+Records are written byte for byte as the API sent them: key order and numbers untouched; a
+stream with transformations writes the record Airbyte would emit, numbers still as sent.
 
 Formats: records (the record itself), envelope ({"stream": …, "data": …}) and airbyte
-(Airbyte protocol RECORD, TRACE and CONTROL messages). In airbyte, a failed stream gives a
+(Airbyte protocol RECORD, STATE, TRACE and CONTROL messages). In airbyte, a failed stream gives a
 TRACE ERROR message (message, internal_message, failure_type config_error, transient_error or
 system_error, stream_descriptor) before its INCOMPLETE status.
+
+Incremental streams (incremental_sync) read from their start, or with --state FILE from where
+the state file says they stopped; the file is rewritten after every slice whose records are all
+written (a checkpoint), and stderr says where each stream's state stands at its end.
 
 When a stream fails, the failure is reported on stderr, the remaining streams are still read,
 and the exit code is 1 (--fail-fast stops at the first failure). Ctrl-C writes out what was
@@ -45,7 +50,8 @@ read and exits 130.`,
   API_KEY=… connector read def.yaml --testing-values creds.yaml --set api_key="$API_KEY" | jq .id
   connector read def.yaml --set base_url=http://127.0.0.1:8787 --set page_size=50   # no values file needed when the spec requires nothing else
   connector read def.yaml --testing-values creds.yaml --set-json 'filter={"status":["open","closed"]}'
-  connector read def.yaml --testing-values creds.yaml --format airbyte --concurrency 4`,
+  connector read def.yaml --testing-values creds.yaml --format airbyte --concurrency 4
+  connector read def.yaml --testing-values creds.yaml --state state.json   # incremental: from where the last read stopped`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
