@@ -497,6 +497,9 @@ func (l *loader) requester(c *comp, vars []string, auth *streamAuth, uses *[]opt
 		}
 	}
 	l.boolField(c, "use_cache")
+	if v := l.queryPropertiesParam(c, r); v != nil {
+		c.vals["request_parameters"] = v
+	}
 	r.Params = l.optionTree(c, "request_parameters", vars, InjectParameter, "the requester", uses)
 	r.Headers = l.optionTree(c, "request_headers", vars, InjectHeader, "the requester", uses)
 	r.BodyJSON = l.optionTree(c, "request_body_json", vars, InjectBodyJSON, "the requester", uses)
@@ -509,7 +512,7 @@ func (l *loader) requester(c *comp, vars []string, auth *streamAuth, uses *[]opt
 	l.requestBody(c, r, vars, uses)
 	r.ErrorHandler = l.errorHandler(c.get("error_handler"), c.fieldPath("error_handler"), c.params)
 	l.unsupportedValue(c.get("fetch_properties_from_endpoint"), c.fieldPath("fetch_properties_from_endpoint"), "PropertiesFromEndpoint")
-	l.unsupportedValue(c.get("query_properties"), c.fieldPath("query_properties"), "QueryProperties")
+	l.requesterQueryProperties(c, r)
 	an := c.get("authenticator")
 	if auth != nil {
 		auth.node, auth.params = an, c.params

@@ -101,6 +101,9 @@ type Requester struct {
 	ErrorHandler *ErrorHandler
 	// Parameters is the merged $parameters of the requester (template variable `parameters`).
 	Parameters map[string]any
+	// QueryProperties is the QueryProperties of request_parameters or query_properties
+	// (nil: none).
+	QueryProperties *QueryProperties
 }
 
 // Selector is a RecordSelector with a DpathExtractor and an optional RecordFilter.

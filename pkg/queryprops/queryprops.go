@@ -1,8 +1,7 @@
 // Package queryprops holds the pure decisions of the CDK's QueryProperties: how the property
 // list is cut into the chunks sent one request each, and how the records the chunks return
-// for one page are merged by key (GroupByKeyMergeStrategy). No I/O.
-//
-// Not wired into the read loop yet: see the README's "not yet" list.
+// for one page are merged by key (GroupByKeyMergeStrategy). No I/O: pkg/run sends the
+// chunks' requests and merges a page's records with these.
 package queryprops
 
 import (

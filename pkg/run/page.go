@@ -22,29 +22,46 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) 
 	req, resp := p.req, p.resp
 	ev := PageEvent{Stream: r.st.s.Name, Slice: r.sv.s, Method: req.Method, URL: req.URL, Status: resp.Status,
 		Size: len(resp.Body), TokenBefore: p.token, Lazy: p.lazy}
-	if resp.Ignored {
+	if resp.Ignored && p.parts == nil {
 		// The error handler said IGNORE: no records, and the slice ends here.
 		r.res.pages++
 		ev.Number, ev.End, ev.Ignored = r.res.pages, Ignored, resp.Reason
 		r.observe(ev)
 		return nil, Ignored, nil
 	}
-	page, err := r.parse(p)
+	var page *parsed
+	var emitted int
+	var limit Limit
+	var leftOut bool
+	if p.parts != nil {
+		r.res.pages++
+		page, emitted, limit, leftOut, err = r.mergeParts(p)
+	} else if page, err = r.parse(p); err == nil {
+		r.res.pages++
+		emitted, limit, leftOut, err = r.emitAll(page, p)
+	}
 	if err != nil {
 		return nil, Failed, err
 	}
-	r.res.pages++
 	ev.Number = r.res.pages
-	emitted, limit, leftOut, err := r.emitAll(page, p)
-	if err != nil {
-		return nil, Failed, err
-	}
 	if r.res.pages == 1 {
 		r.res.firstPageRecords = emitted
 	}
 	r.resets.records += emitted
 	ev.Records, ev.Emitted, ev.Shown = page.count, emitted, r.shown
 	r.shown = nil
+	if p.parts != nil && resp.Ignored {
+		// The last chunk's answer was ignored: the CDK ends the slice after the page's
+		// records.
+		ev.End, ev.Ignored = Ignored, resp.Reason
+		if r.out != nil {
+			if err := r.out.EndPage(); err != nil {
+				return nil, Failed, err
+			}
+		}
+		r.observe(ev)
+		return nil, Ignored, nil
+	}
 	d, derr := r.st.pag.Next(p.token, r.pageInfo(page, resp, req.URL))
 	if derr == nil && !d.Stop && r.track != nil && r.st.cursor.DataFeed() && page.count > 0 &&
 		r.track.PastRange(page.last) {
@@ -143,114 +160,154 @@ func quoteExcerpt(excerpt string) string {
 // emit passes the records of a page through the record filter to the emitter. It stops at
 // --max-records and then returns the limit, and whether records of the page were left out.
 func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit Limit, leftOut bool, err error) {
-	o := r.st.o
-	filter := r.st.s.Selector.Filter
-	chain := r.st.transform
-	var vars map[string]any
-	if filter != nil || chain != nil {
-		vars = r.sv.vars(o.Config, p.token, p.first)
-	}
-	var fvars map[string]any
-	if filter != nil {
-		fvars = withParams(vars, r.st.s.Selector.Parameters)
-	}
-	keep := func(value any) (bool, error) {
-		fvars["record"] = value
-		v, err := filter.Eval(fvars)
-		if err != nil {
-			return false, fmt.Errorf("record_filter: %w", err)
-		}
-		return template.Truthy(v), nil
-	}
-	filterFirst := r.st.s.Selector.FilterFirst
+	sel := r.newSelector(p)
 	if r.track != nil {
 		if err := r.track.EndNow(); err != nil {
 			return 0, Limit{}, false, fmt.Errorf("incremental_sync end_datetime: %w", err)
 		}
 	}
-	if cap(r.batch) < len(page.Records) {
-		r.batch = make([]record.Record, 0, len(page.Records)) // made at the page's size, not grown
-	}
-	r.batch = r.batch[:0]
+	r.startBatch(len(page.Records))
 	for i := range page.Records {
 		rec := &page.Records[i]
-		if filter != nil && (chain == nil || filterFirst) {
-			ok, err := keep(rec.Value)
-			if err != nil {
-				return emitted, Limit{}, false, err
-			}
-			if !ok {
-				continue
-			}
+		obj, ok, err := sel.pass(rec)
+		if err != nil {
+			return emitted, Limit{}, false, err
 		}
-		var obj *record.Object
-		if chain != nil {
-			var err error
-			if obj, err = r.transform(chain, rec.Raw, vars); err != nil {
-				return emitted, Limit{}, false, err
-			}
-			if obj != nil {
-				rec.Value = obj // the filter after and the paginator see the edited record
-			}
-			if filter != nil && !filterFirst {
-				ok, err := keep(rec.Value)
-				if err != nil {
-					return emitted, Limit{}, false, err
-				}
-				if !ok {
-					continue
-				}
-			}
+		if !ok {
+			continue
 		}
-		if n := r.st.normalize; n != nil {
-			// After the filter, as the CDK's record selector does; a record the schema
-			// leaves as it is keeps its bytes.
-			if obj != nil {
-				n.Apply(obj)
-			} else if o, ok := record.Shallow(rec.Raw); ok && n.Apply(o) {
-				obj = o
-			}
+		if ok, err = r.accept(rec, obj); err != nil {
+			return emitted, Limit{}, false, err
 		}
-		if r.track != nil {
-			var ok bool
-			var err error
-			if obj != nil {
-				ok, err = r.track.KeepObject(obj)
-			} else {
-				ok, err = r.track.Keep(rec.Raw)
-			}
-			if err != nil {
-				return emitted, Limit{}, false, err
-			}
-			if !ok {
-				continue
-			}
-		}
-		if obj != nil {
-			r.batch = append(r.batch, record.Record{Object: obj})
-		} else {
-			r.batch = append(r.batch, record.Record{Raw: rec.Raw})
-		}
-		if len(r.shown) < o.ShowRecords {
-			text, err := r.batch[len(r.batch)-1].AppendJSON(nil)
-			if err != nil {
-				return emitted, Limit{}, false, err
-			}
-			r.shown = append(r.shown, text)
+		if !ok {
+			continue
 		}
 		emitted++
-		r.res.records++
-		if o.MaxRecords > 0 && r.recordsBefore+r.res.records >= o.MaxRecords {
-			limit = Limit{Flag: "--max-records", N: o.MaxRecords}
+		if limit = r.recordLimit(); limit.Set() {
 			leftOut = i < len(page.Records)-1
 			break
 		}
 	}
+	return emitted, limit, leftOut, r.flushBatch()
+}
+
+// selector is the record selector's filter and the stream's transformations and schema
+// normalization, ready for the records of one page.
+type selector struct {
+	r     *sliceReader
+	vars  map[string]any
+	fvars map[string]any
+}
+
+func (r *sliceReader) newSelector(p *fetched) *selector {
+	sel := &selector{r: r}
+	if r.st.s.Selector.Filter != nil || r.st.transform != nil {
+		sel.vars = r.sv.vars(r.st.o.Config, p.token, p.first)
+	}
+	if r.st.s.Selector.Filter != nil {
+		sel.fvars = withParams(sel.vars, r.st.s.Selector.Parameters)
+	}
+	return sel
+}
+
+func (sel *selector) keep(value any) (bool, error) {
+	sel.fvars["record"] = value
+	v, err := sel.r.st.s.Selector.Filter.Eval(sel.fvars)
+	if err != nil {
+		return false, fmt.Errorf("record_filter: %w", err)
+	}
+	return template.Truthy(v), nil
+}
+
+// pass filters, transforms and normalizes a record; obj is the record edited (nil: the
+// record's bytes stand), ok false when the filter drops it.
+func (sel *selector) pass(rec *extract.Record) (obj *record.Object, ok bool, err error) {
+	st := sel.r.st
+	filter, chain := st.s.Selector.Filter, st.transform
+	filterFirst := st.s.Selector.FilterFirst
+	if filter != nil && (chain == nil || filterFirst) {
+		if ok, err := sel.keep(rec.Value); err != nil || !ok {
+			return nil, false, err
+		}
+	}
+	if chain != nil {
+		if obj, err = sel.r.transform(chain, rec.Raw, sel.vars); err != nil {
+			return nil, false, err
+		}
+		if obj != nil {
+			rec.Value = obj // the filter after and the paginator see the edited record
+		}
+		if filter != nil && !filterFirst {
+			if ok, err := sel.keep(rec.Value); err != nil || !ok {
+				return nil, false, err
+			}
+		}
+	}
+	if n := st.normalize; n != nil {
+		// After the filter, as the CDK's record selector does; a record the schema leaves
+		// as it is keeps its bytes.
+		if obj != nil {
+			n.Apply(obj)
+		} else if o, ok := record.Shallow(rec.Raw); ok && n.Apply(o) {
+			obj = o
+		}
+	}
+	return obj, true, nil
+}
+
+// startBatch empties the batch of records to emit, made at the page's size.
+func (r *sliceReader) startBatch(n int) {
+	if cap(r.batch) < n {
+		r.batch = make([]record.Record, 0, n) // made at the page's size, not grown
+	}
+	r.batch = r.batch[:0]
+}
+
+// accept passes a selected record through the incremental cursor into the batch, and
+// counts it; ok false when the cursor leaves it out.
+func (r *sliceReader) accept(rec *extract.Record, obj *record.Object) (ok bool, err error) {
+	if r.track != nil {
+		if obj != nil {
+			ok, err = r.track.KeepObject(obj)
+		} else {
+			ok, err = r.track.Keep(rec.Raw)
+		}
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	if obj != nil {
+		r.batch = append(r.batch, record.Record{Object: obj})
+	} else {
+		r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+	}
+	if len(r.shown) < r.st.o.ShowRecords {
+		text, err := r.batch[len(r.batch)-1].AppendJSON(nil)
+		if err != nil {
+			return false, err
+		}
+		r.shown = append(r.shown, text)
+	}
+	r.res.records++
+	return true, nil
+}
+
+// recordLimit is --max-records once the stream has emitted that many.
+func (r *sliceReader) recordLimit() Limit {
+	o := r.st.o
+	if o.MaxRecords > 0 && r.recordsBefore+r.res.records >= o.MaxRecords {
+		return Limit{Flag: "--max-records", N: o.MaxRecords}
+	}
+	return Limit{}
+}
+
+// flushBatch hands the batch to the emitter.
+func (r *sliceReader) flushBatch() (err error) {
 	if r.out != nil && len(r.batch) > 0 {
 		err = r.out.Records(r.st.s.Name, r.batch)
 	}
 	clear(r.batch) // drop the references into the body
-	return emitted, limit, leftOut, err
+	return err
 }
 
 // transform decodes a record into an ordered object and applies the stream's

@@ -43,6 +43,9 @@ type fetched struct {
 	next  any
 	// lazy marks the first page of a slice read from its parent record, not requested.
 	lazy bool
+	// parts are the requests of a QueryProperties page, one per property chunk
+	// (queryprops.go); req and resp are the last one's.
+	parts []part
 }
 
 // fetcher is the goroutine that sends a stretch of requests: it starts at one token and ends
@@ -105,6 +108,9 @@ func (r *sliceReader) fetch(ctx context.Context, token any, first bool, prevURL 
 // launch builds the request for token and starts sending it. Requests are built in the
 // order they are launched.
 func (r *sliceReader) launch(ctx context.Context, token any, first bool, prevURL string) *fetched {
+	if r.st.qp != nil {
+		return r.launchChunks(ctx, token, first, prevURL)
+	}
 	p := &fetched{token: token, first: first, done: make(chan struct{})}
 	req, path, err := r.st.build(ctx, r.sv, token, first, prevURL)
 	if err != nil {

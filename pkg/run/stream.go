@@ -62,6 +62,8 @@ type stream struct {
 	parentCursors map[*manifest.Stream]*incremental.Cursor
 	// jobHandlers are the error handlers of an AsyncRetriever's requesters (async.go).
 	jobHandlers map[*manifest.Requester]*httpx.Handler
+	// qp is the requester's QueryProperties (nil: none; queryprops.go).
+	qp *queryProps
 }
 
 // recordBytes is the share of --max-body each record of a page stands for: a page holds at
@@ -107,6 +109,9 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 	if s.Decoder != nil {
 		st.dec = decode.New(s.Decoder, o.Client.BodyLimit(), "--max-body")
 	}
+	if st.qp, err = newQueryProps(s); err != nil {
+		return nil, err
+	}
 	st.want = wants(s)
 	st.want.MaxRecords = int(max(o.Client.BodyLimit()/recordBytes, 1))
 	st.literalPath = literalPath(s.Selector.FieldPath)
@@ -121,7 +126,7 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 			st.depth, st.speculate = n, true
 		}
 	}
-	st.overlap = o.Overlap && st.predictor != nil && !resetsAfterRecords(s)
+	st.overlap = o.Overlap && st.predictor != nil && !resetsAfterRecords(s) && st.qp == nil
 	if st.overlap {
 		// The page counted and waiting to be handed over, and the one after it in flight:
 		// at most two bodies in memory beyond the page being handled, at most two
@@ -153,6 +158,8 @@ func (st *stream) prefetchBlocker() string {
 	switch {
 	case !st.pag.Enabled():
 		return "the stream does not paginate"
+	case st.qp != nil:
+		return "QueryProperties sends each page's property chunks one after the other"
 	case st.predictor == nil:
 		return fmt.Sprintf("%s takes each next page token from the previous response", st.s.Paginator.Strategy.Type)
 	case st.predictor.Size <= 0:
@@ -249,6 +256,9 @@ func (st *stream) build(ctx context.Context, sl *sliceVars, token any, first boo
 		if err := st.o.Auth.Apply(ctx, b); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := st.injectChunk(b, sl.s); err != nil {
+		return nil, nil, err
 	}
 	if err := st.pag.Inject(b, token, first, prevURL); err != nil {
 		return nil, nil, err
