@@ -141,7 +141,7 @@ func (r *sliceReader) emit(page *extract.Page, p *fetched) (emitted int, limit L
 	}
 	var fvars map[string]any
 	if filter != nil {
-		fvars = withParams(vars, r.st.s.Selector.Parameters)
+		fvars = withParams(vars, r.st.s.Selector.FilterParameters)
 	}
 	keep := func(value any) (bool, error) {
 		fvars["record"] = value
