@@ -222,10 +222,16 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 		if ss.Cursor != "" {
 			ev["cursor"] = ss.Cursor
 		}
-		if ss.ParentOf != "" {
+		if ss.Schema {
+			ev["schema_of"] = ss.ParentOf
+		} else if ss.ParentOf != "" {
 			ev["parent_of"] = ss.ParentOf
 		}
 		t.emit(ev)
+		return
+	}
+	if ss.Schema {
+		t.printf("  %s %s, read for the schema of %s (DynamicSchemaLoader; %s)\n", t.bold("schema loader"), t.bold(ss.Stream), ss.ParentOf, ss.Pagination)
 		return
 	}
 	if ss.ParentOf == "dynamic_streams" {
@@ -457,7 +463,9 @@ func (t *tracer) StreamEnd(res run.Result) {
 	defer t.mu.Unlock()
 	if t.json {
 		ev := map[string]any{"event": "stream_end", "stream": res.Stream, "pages": res.Pages, "records": res.Records}
-		if res.ParentOf != "" {
+		if res.Schema {
+			ev["schema_of"] = res.ParentOf
+		} else if res.ParentOf != "" {
 			ev["parent_of"] = res.ParentOf
 		}
 		if t.showSlices(res) {
@@ -478,6 +486,10 @@ func (t *tracer) StreamEnd(res run.Result) {
 		end = ", " + t.red("failed")
 	case res.Limit.Set():
 		end = ", stopped early by " + res.Limit.String()
+	}
+	if res.Schema {
+		t.printf("  %s (schema of %s): %s, %s read for the schema%s\n", res.Stream, res.ParentOf, plural(res.Pages, "page"), plural(res.Records, "record"), end)
+		return
 	}
 	if res.ParentOf != "" {
 		t.printf("  %s (parent of %s): %s, %s read for partitions%s\n", res.Stream, res.ParentOf, plural(res.Pages, "page"), plural(res.Records, "record"), end)

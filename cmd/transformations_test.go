@@ -48,8 +48,9 @@ func TestTransformationsMatchTheCDK(t *testing.T) {
 }
 
 // TestTransformationsBeforeTheFilterAndTheCursor: the record filter sees the transformed
-// record (or the record as sent with transform_before_filtering: false), and an incremental
-// cursor follows a field a transformation added.
+// record with transform_before_filtering: true (the record as sent with false, and by
+// default outside client-side incremental streams, as in the CDK 7.28.2), and an
+// incremental cursor follows a field a transformation added.
 func TestTransformationsBeforeTheFilterAndTheCursor(t *testing.T) {
 	t.Parallel()
 	api := newRecorder(t, e2eAnswer(`{"data":[{"id":1,"at":"2024-03-01T10:00:00Z"},{"id":2,"at":"2024-03-02T11:00:00Z"},{"id":3,"at":"2024-03-03T12:00:00Z"}]}`))
@@ -82,7 +83,7 @@ streams:
 `
 	}
 	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\n")
-	after := writeFile(t, "after.yaml", def(""))
+	after := writeFile(t, "after.yaml", def("        transform_before_filtering: true\n"))
 	st := writeFile(t, "state.json", "")
 	res := runCLI(t, "", "read", after, "--testing-values", vals, "--state", st)
 	wantOut := `{"id":1,"twice":2,"updated":"2024-03-01T10:00:00Z"}` + "\n" + `{"id":3,"twice":6,"updated":"2024-03-03T12:00:00Z"}` + "\n"

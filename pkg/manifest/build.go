@@ -246,7 +246,7 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 	if sl := c.get("schema_loader"); sl != nil && sl.Kind != yaml.MappingNode && sl.Kind != yaml.SequenceNode && !isRefString(sl) {
 		l.at(sl, c.fieldPath("schema_loader"), diag.CodeType, fmt.Sprintf("`schema_loader` must be a mapping or a list, not %s", kindName(sl)), "")
 	} else if sl != nil {
-		s.Schema, dynamic = l.schemaLoader(sl, c.fieldPath("schema_loader"), s.Name, c.params)
+		s.Schema, s.DynamicSchema, dynamic = l.schemaLoaderDynamic(sl, c.fieldPath("schema_loader"), s.Name, c.params)
 	}
 	rn := c.require("retriever")
 	if rn == nil {
@@ -256,8 +256,11 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) || !incOK {
 		return nil, name
 	}
-	if dynamic && s.Selector != nil && s.Selector.Normalization == NormalizationDefault {
-		l.unsupported(c.get("schema_loader"), c.fieldPath("schema_loader"), DynamicSchemaLoader, "schema_loader with schema_normalization: Default, the schema being read from the API")
+	if sel := s.Selector; sel != nil && !sel.orderWritten && s.Incremental != nil && s.Incremental.IsClientSideIncremental {
+		sel.FilterFirst = false
+	}
+	if dynamic && s.DynamicSchema == nil && s.Selector != nil && s.Selector.Normalization == NormalizationDefault {
+		l.unsupported(c.get("schema_loader"), c.fieldPath("schema_loader"), DynamicSchemaLoader, "in a list of schema loaders, with schema_normalization: Default")
 		return nil, name
 	}
 	return s, name
@@ -758,8 +761,11 @@ func (l *loader) selector(n *yaml.Node, path string, parent *params) *Selector {
 	if sel.Normalization, ok = l.normalization(c); !ok {
 		good = false
 	}
-	if v, set := l.boolField(c, "transform_before_filtering"); set && !v {
-		sel.FilterFirst = true
+	// The CDK 7.28.2 filters first unless told otherwise, or unless the stream is a
+	// client-side incremental one (streamAt).
+	sel.FilterFirst = true
+	if v, set := l.boolField(c, "transform_before_filtering"); set {
+		sel.FilterFirst, sel.orderWritten = !v, true
 	}
 	if en := c.require("extractor"); en != nil {
 		ec, ok := l.component(en, c.fieldPath("extractor"), c.params, "DpathExtractor")
@@ -801,6 +807,7 @@ func (l *loader) selector(n *yaml.Node, path string, parent *params) *Selector {
 			good = false
 		default:
 			fc.checkFields("RecordFilter")
+			sel.FilterParameters = fc.params.values()
 			if v := fc.get("condition"); v != nil && !(isString(v) && v.Value == "") {
 				l.stringTemplate(fc, "condition", filterVars, &sel.Filter)
 			}

@@ -122,7 +122,7 @@ func (l *loader) dynamicStream(n *yaml.Node, path string, index int) *DynamicStr
 		good = false
 	}
 	if tn := c.require("stream_template"); tn != nil {
-		d.template = tn
+		d.template = l.withSchemaLoaderResolved(tn, d.path)
 		d.sample = l.streamTemplate(tn, d.path, d.Mappings)
 		good = good && d.sample != nil
 	} else {

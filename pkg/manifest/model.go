@@ -82,6 +82,9 @@ type Stream struct {
 	// decodes JSON (*record.Object, []any, json.Number, …); nil when the stream has none
 	// (the CDK's DefaultSchemaLoader finds no file for a manifest-only connector).
 	Schema any
+	// DynamicSchema is the stream's DynamicSchemaLoader (dynschema.go), nil without one: its
+	// schema is read from the API when the stream's records are normalized to it.
+	DynamicSchema *DynamicSchema
 }
 
 // Requester is an HttpRequester: where and how to send a request. It is also the login
@@ -112,10 +115,15 @@ type Selector struct {
 	FieldPath []*template.Template
 	// Filter is the RecordFilter condition (variable `record`), nil when absent.
 	Filter *template.Template
-	// FilterFirst is transform_before_filtering: false: the filter sees the records before
-	// the transformations (the CDK's default is after).
-	FilterFirst bool
-	Parameters  map[string]any
+	// FilterFirst is the opposite of transform_before_filtering: the filter sees the
+	// records before the transformations. The CDK's default is true, false for a
+	// client-side incremental stream; orderWritten says the definition sets it.
+	FilterFirst  bool
+	orderWritten bool
+	Parameters   map[string]any
+	// FilterParameters are the record filter's $parameters: the selector's, with the
+	// filter's own over them.
+	FilterParameters map[string]any
 	// Normalization is schema_normalization: NormalizationNone or NormalizationDefault
 	// (cast the record's values to the stream's Schema, pkg/normalize).
 	Normalization string

@@ -113,6 +113,10 @@ func (r *resolver) resolve(n *yaml.Node, path string, depth int) resolved {
 	if n == nil {
 		return resolved{}
 	}
+	if r == nil {
+		// A stream built from a dynamic stream's template: its references are resolved.
+		return resolved{out: n, size: 1}
+	}
 	if n.Kind == yaml.ScalarNode && !isRefString(n) {
 		return resolved{out: n, size: 1}
 	}

@@ -31,15 +31,22 @@ const (
 //     `schemas` section is where such a connector keeps its schemas;
 //   - a list of loaders: the CDK's CompositeSchemaLoader (their `properties` merged, the
 //     first loader winning);
-//   - DynamicSchemaLoader: read from the API at run time; accepted, with no schema (dynamic
-//     is true), refused by the caller when normalization needs it.
+//   - DynamicSchemaLoader: read from the API at run time (dynamic.go's DynamicSchema, set
+//     on the stream by the caller); no schema here, and dynamic is true.
 //
 // `$ref`s inside a schema are the definition's own references, resolved against the whole
 // definition as the CDK does before any read. The result is nil when there is no schema.
 func (l *loader) schemaLoader(n *yaml.Node, at string, streamName string, parent *params) (schema any, dynamic bool) {
+	schema, _, dynamic = l.schemaLoaderDynamic(n, at, streamName, parent)
+	return schema, dynamic
+}
+
+// schemaLoaderDynamic is schemaLoader that also gives the DynamicSchemaLoader when it is
+// the stream's only loader (nil otherwise, or when it cannot be run).
+func (l *loader) schemaLoaderDynamic(n *yaml.Node, at string, streamName string, parent *params) (schema any, dyn *DynamicSchema, dynamic bool) {
 	n = l.refs.resolve(n, at, 1).out
 	if isEmpty(n) {
-		return nil, false
+		return nil, nil, false
 	}
 	if n.Kind == yaml.SequenceNode {
 		props := &record.Object{}
@@ -76,37 +83,42 @@ func (l *loader) schemaLoader(n *yaml.Node, at string, streamName string, parent
 		combined.Set("$schema", "http://json-schema.org/draft-07/schema#")
 		combined.Set("type", []any{"null", "object"})
 		combined.Set("properties", props)
-		return combined, dynamic
+		return combined, nil, dynamic
 	}
 	c, ok := l.component(n, at, parent, JSONFileSchemaLoader)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	switch c.typ {
 	case InlineSchemaLoader:
 		c.checkFields(InlineSchemaLoader)
 		s := c.vals["schema"]
 		if isEmpty(s) {
-			return nil, false
+			return nil, nil, false
 		}
-		return l.schemaValue(s, c.fieldPath("schema")), false
+		return l.schemaValue(s, c.fieldPath("schema")), nil, false
 	case JSONFileSchemaLoader:
 		c.checkFields(JSONFileSchemaLoader)
 		name := streamName
 		if fp := c.get("file_path"); fp != nil && isString(fp) && fp.Value != "" && !strings.Contains(fp.Value, "{") {
 			name = strings.TrimSuffix(path.Base(fp.Value), ".json")
 		}
+		if l.refs == nil {
+			return nil, nil, false
+		}
 		if _, v := pairOf(l.refs.root, "schemas"); v != nil {
 			if _, s := pairOf(v, name); s != nil {
-				return l.schemaValue(s, "schemas."+name), false
+				return l.schemaValue(s, "schemas."+name), nil, false
 			}
 		}
-		return nil, false
+		return nil, nil, false
 	case DynamicSchemaLoader:
-		return nil, true
+		// One that cannot be run is reported already: not dynamic, so not refused again.
+		d := l.dynamicSchema(c)
+		return nil, d, d != nil
 	}
 	l.unsupported(n, at, c.typ, "schema_loader")
-	return nil, false
+	return nil, nil, false
 }
 
 // pairOf returns the key and value of key in mapping n; nils when absent.

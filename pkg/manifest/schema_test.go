@@ -64,7 +64,7 @@ func TestSchemaLoaders(t *testing.T) {
 		// earlier loader's values winning.
 		{"list", "    schema_loader:\n      - {type: InlineSchemaLoader, schema: {$ref: \"#/schemas/users\"}}\n      - {type: InlineSchemaLoader, schema: {$ref: \"#/schemas/more\"}}\n",
 			`{"$schema":"http://json-schema.org/draft-07/schema#","type":["null","object"],"properties":{"n":{"type":["null","number"]},"x":{"type":"boolean"},"id":{"type":"integer"}}}`},
-		{"dynamic without normalization", "    schema_loader:\n      type: DynamicSchemaLoader\n      retriever: {}\n", "<nil>"},
+		{"dynamic without normalization", "    schema_loader:\n      type: DynamicSchemaLoader\n      retriever: {type: SimpleRetriever, requester: {type: HttpRequester, url_base: \"https://x\", path: /f}, record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: []}}}\n      schema_type_identifier: {key_pointer: [name]}\n", "<nil>"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			def := mustLoad(t, "def.yaml", schemaDef(tt.loader, ""))
@@ -86,7 +86,7 @@ func TestSchemaNormalization(t *testing.T) {
 	for _, tt := range []struct{ name, normalization, loader, want string }{
 		{"unknown value", "        schema_normalization: Strict\n", "", "def.yaml:15:31: error: `schema_normalization` must be None or Default, not \"Strict\""},
 		{"custom", "        schema_normalization: {type: CustomSchemaNormalization, class_name: a.B}\n", "", "CustomSchemaNormalization"},
-		{"dynamic with Default", "        schema_normalization: Default\n", "    schema_loader:\n      type: DynamicSchemaLoader\n      retriever: {}\n", "DynamicSchemaLoader is not supported yet (schema_loader with schema_normalization: Default, the schema being read from the API)"},
+		{"dynamic with Default", "        schema_normalization: Default\n", "    schema_loader:\n      type: DynamicSchemaLoader\n      retriever: {}\n", ""},
 		{"custom loader", "", "    schema_loader:\n      type: CustomSchemaLoader\n      class_name: a.B\n", "CustomSchemaLoader"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -205,7 +205,7 @@ func (r *sliceReader) newSelector(p *fetched) *selector {
 		sel.vars = r.sv.vars(r.st.o.Config, p.token, p.first)
 	}
 	if r.st.s.Selector.Filter != nil {
-		sel.fvars = withParams(sel.vars, r.st.s.Selector.Parameters)
+		sel.fvars = withParams(sel.vars, r.st.s.Selector.FilterParameters)
 	}
 	return sel
 }

@@ -135,6 +135,9 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
 	var wg sync.WaitGroup
 	var stopErr error // making the slices failed, or the stream could not be set up
 	var limit Limit
+	if err == nil {
+		err = st.loadSchema(ctx)
+	}
 	if err != nil {
 		stopErr = &StreamError{Stream: s.Name, Err: err}
 	} else {

@@ -61,6 +61,8 @@ type StreamStart struct {
 	ParentOf string
 	// Cursor describes the stream's incremental cursor ("" for a full refresh stream).
 	Cursor string
+	// Schema marks the retriever of a DynamicSchemaLoader, read for the schema of ParentOf.
+	Schema bool
 }
 
 // Result is the outcome of one stream.
@@ -68,9 +70,11 @@ type Result struct {
 	Stream string
 	// ParentOf is set for a stream read for the partitions of another.
 	ParentOf string
-	Records  int
-	Pages    int
-	Slices   int
+	// Schema marks the retriever of a DynamicSchemaLoader, read for the schema of ParentOf.
+	Schema  bool
+	Records int
+	Pages   int
+	Slices  int
 	// Limit is set when --max-slices, --max-pages or --max-records ended the stream early.
 	Limit Limit
 	Err   error
@@ -202,6 +206,10 @@ func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
 // readAll reads the slices of the stream in order, each into the emitter out gives it.
 func (st *stream) readAll(ctx context.Context, out func(*slice.Slice) Emitter) Result {
 	res := Result{Stream: st.s.Name, ParentOf: st.parentOf}
+	if err := st.loadSchema(ctx); err != nil {
+		res.Err = &StreamError{Stream: st.s.Name, Err: err}
+		return res
+	}
 	for sl, err := range st.router.Slices(ctx) {
 		if err != nil {
 			res.Err = st.wrap(nil, 0, err)
