@@ -177,11 +177,13 @@ type tracer struct {
 	// streams that had a page in a partition. Both are for the stream being read.
 	parentOf    map[string]string
 	partitioned map[string]bool
-	bold        func(string) string
-	dim         func(string) string
-	green       func(string) string
-	red         func(string) string
-	cyan        func(string) string
+	// properties holds the streams read for the property names of a PropertiesFromEndpoint.
+	properties map[string]bool
+	bold       func(string) string
+	dim        func(string) string
+	green      func(string) string
+	red        func(string) string
+	cyan       func(string) string
 }
 
 func newTracer(s *ioStreams, asJSON bool) *tracer {
@@ -213,9 +215,10 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 	if ss.ParentOf == "" {
 		t.stream = ss.Stream
 		t.sliceStream, t.slice = "", nil
-		t.parentOf, t.partitioned = map[string]string{}, map[string]bool{}
+		t.parentOf, t.partitioned, t.properties = map[string]string{}, map[string]bool{}, map[string]bool{}
 	} else if t.parentOf != nil {
 		t.parentOf[ss.Stream] = ss.ParentOf
+		t.properties[ss.Stream] = ss.Properties
 	}
 	if t.json {
 		ev := map[string]any{"event": "stream_start", "stream": ss.Stream, "pagination": ss.Pagination}
@@ -227,6 +230,9 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 		} else if ss.ParentOf != "" {
 			ev["parent_of"] = ss.ParentOf
 		}
+		if ss.Properties {
+			ev["properties"] = true
+		}
 		t.emit(ev)
 		return
 	}
@@ -236,6 +242,10 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 	}
 	if ss.ParentOf == "dynamic_streams" {
 		t.printf("%s %s (%s)\n", t.bold("components of the dynamic streams"), t.bold(ss.Stream), ss.Pagination)
+		return
+	}
+	if ss.Properties {
+		t.printf("  %s %s, read for the property names of %s (PropertiesFromEndpoint; %s)\n", t.bold("properties stream"), t.bold(ss.Stream), ss.ParentOf, ss.Pagination)
 		return
 	}
 	if ss.ParentOf != "" {
@@ -348,6 +358,8 @@ func (t *tracer) Page(ev run.PageEvent) {
 		case partitioned:
 			t.slice = ev.Slice
 			t.printf("  %s %d %s of %s\n", t.bold("slice"), ev.Slice.Number, ev.Slice.Label(), ev.Stream)
+		case t.properties[ev.Stream]:
+			t.printf("  %s %s (properties of %s)\n", t.bold("pages of"), ev.Stream, t.parentOf[ev.Stream])
 		case t.parentOf[ev.Stream] != "":
 			t.printf("  %s %s (parent of %s)\n", t.bold("pages of"), ev.Stream, t.parentOf[ev.Stream])
 		case !first:
@@ -468,6 +480,9 @@ func (t *tracer) StreamEnd(res run.Result) {
 		} else if res.ParentOf != "" {
 			ev["parent_of"] = res.ParentOf
 		}
+		if res.Properties {
+			ev["properties"] = true
+		}
 		if t.showSlices(res) {
 			ev["slices"] = res.Slices
 		}
@@ -489,6 +504,10 @@ func (t *tracer) StreamEnd(res run.Result) {
 	}
 	if res.Schema {
 		t.printf("  %s (schema of %s): %s, %s read for the schema%s\n", res.Stream, res.ParentOf, plural(res.Pages, "page"), plural(res.Records, "record"), end)
+		return
+	}
+	if res.Properties {
+		t.printf("  %s (properties of %s): %s, %s read for property names%s\n", res.Stream, res.ParentOf, plural(res.Pages, "page"), plural(res.Records, "record"), end)
 		return
 	}
 	if res.ParentOf != "" {

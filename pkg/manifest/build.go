@@ -514,7 +514,6 @@ func (l *loader) requester(c *comp, vars []string, auth *streamAuth, uses *[]opt
 	}
 	l.requestBody(c, r, vars, uses)
 	r.ErrorHandler = l.errorHandler(c.get("error_handler"), c.fieldPath("error_handler"), c.params)
-	l.unsupportedValue(c.get("fetch_properties_from_endpoint"), c.fieldPath("fetch_properties_from_endpoint"), "PropertiesFromEndpoint")
 	l.requesterQueryProperties(c, r)
 	an := c.get("authenticator")
 	if auth != nil {

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"connector/pkg/diag"
+	"connector/pkg/template"
 )
 
 // The property_limit_type values of a PropertyChunking.
@@ -43,9 +44,14 @@ type PropertyChunking struct {
 }
 
 // PropertiesFromEndpoint reads the property names from an API: each record of Retriever
-// gives one, at FieldPath.
+// gives one, the value at FieldPath as Python's str() writes it.
 type PropertiesFromEndpoint struct {
-	FieldPath []string
+	// FieldPath is property_field_path (templates with config and parameters).
+	FieldPath []*template.Template
+	// Parameters are the component's $parameters (template variable `parameters`).
+	Parameters map[string]any
+	// Retriever is read as a stream named dynamic_properties (the CDK's name), with one
+	// empty slice: the CDK ignores its partition_router.
 	Retriever *Stream
 }
 
@@ -101,8 +107,8 @@ func (l *loader) queryProperties(n *yaml.Node, path string, parent *params) *Que
 	} else if pl.Kind == yaml.SequenceNode {
 		qp.List, _ = l.stringList(c, "property_list")
 	} else {
-		l.unsupported(pl, c.fieldPath("property_list"), "PropertiesFromEndpoint", "property_list")
-		good = false
+		qp.Endpoint = l.propertiesFromEndpoint(pl, c.fieldPath("property_list"), c.params)
+		good = qp.Endpoint != nil
 	}
 	if c.get("always_include_properties") != nil {
 		qp.Always, _ = l.stringList(c, "always_include_properties")
@@ -184,9 +190,64 @@ func (l *loader) propertyChunking(n *yaml.Node, path string, parent *params) *Pr
 	return pc
 }
 
-// requesterQueryProperties reads the requester's query_properties, which the CDK uses only
-// when request_parameters holds none.
+// propertiesFromEndpoint reads a PropertiesFromEndpoint; nil when it is broken.
+func (l *loader) propertiesFromEndpoint(n *yaml.Node, path string, parent *params) *PropertiesFromEndpoint {
+	c, ok := l.component(n, path, parent, "PropertiesFromEndpoint")
+	if !ok {
+		return nil
+	}
+	if c.typ != "PropertiesFromEndpoint" {
+		l.unsupported(n, path, c.typ, lastSeg(path))
+		return nil
+	}
+	c.checkFields("PropertiesFromEndpoint")
+	pe := &PropertiesFromEndpoint{Parameters: c.params.values()}
+	good := true
+	switch fp := c.require("property_field_path"); {
+	case fp == nil:
+		good = false
+	case fp.Kind != yaml.SequenceNode:
+		l.at(fp, c.fieldPath("property_field_path"), diag.CodeType, fmt.Sprintf("`property_field_path` must be a list, not %s", kindName(fp)), "")
+		good = false
+	default:
+		pe.FieldPath = l.templateList(fp, c.fieldPath("property_field_path"), "property_field_path")
+	}
+	if rn := c.require("retriever"); rn != nil {
+		s := &Stream{Name: "dynamic_properties", Pos: pos(rn)}
+		auth := &streamAuth{name: s.Name, path: path}
+		if l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, 1) {
+			s.Router = nil
+			pe.Retriever = s
+		} else {
+			good = false
+		}
+	} else {
+		good = false
+	}
+	if !good {
+		return nil
+	}
+	return pe
+}
+
+// requesterQueryProperties reads the requester's fetch_properties_from_endpoint, then its
+// query_properties, as the CDK's factory does: request_parameters first, and a
+// PropertiesFromEndpoint in both request_parameters and fetch_properties_from_endpoint is
+// an error; fetch_properties_from_endpoint alone is a QueryProperties of that list, without
+// chunking, read by templates as stream_partition.extra_fields.query_properties.
 func (l *loader) requesterQueryProperties(c *comp, r *Requester) {
+	if v := c.get("fetch_properties_from_endpoint"); !isEmpty(v) {
+		if r.QueryProperties != nil {
+			l.at(c.keys["fetch_properties_from_endpoint"], c.fieldPath("fetch_properties_from_endpoint"), diag.CodeType,
+				"PropertiesFromEndpoint should only be specified once per stream, but found in HttpRequester.fetch_properties_from_endpoint and HttpRequester.request_parameters (the CDK refuses it)",
+				"keep the QueryProperties of `request_parameters` and remove `fetch_properties_from_endpoint`")
+			return
+		}
+		if pe := l.propertiesFromEndpoint(v, c.fieldPath("fetch_properties_from_endpoint"), c.params); pe != nil {
+			r.QueryProperties = &QueryProperties{Pos: pos(v), Endpoint: pe}
+		}
+		return
+	}
 	v := c.get("query_properties")
 	if isEmpty(v) || r.QueryProperties != nil {
 		return

@@ -464,3 +464,7 @@ func sortedKeys(m map[string]any) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// Str is Python's str() of a decoded JSON value, as the CDK turns a value into text: a
+// string as it is, True, None, 12, 1e+20, {'a': 1}.
+func Str(v any) string { return pyStr(v) }

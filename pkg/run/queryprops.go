@@ -2,7 +2,9 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	"connector/pkg/extract"
 	"connector/pkg/httpx"
@@ -21,10 +23,20 @@ import (
 // records without a key are emitted as they come, the merged ones after them, in the order
 // their keys first appeared. The paginator decides on the last chunk's response, and counts
 // the records the page emitted (merged ones once). Nothing is requested ahead.
+//
+// A PropertiesFromEndpoint's property list is read when the stream's first page needs it,
+// once per stream (the CDK caches it in the component; a failed read is tried again by the
+// next slice, as there): its retriever is read as a stream of one empty slice, with its own
+// pagination and error handling and none of the read's limits, and each record gives the
+// name at property_field_path.
 
 // queryProps is a stream's QueryProperties, ready to read.
 type queryProps struct {
-	m      *manifest.QueryProperties
+	m        *manifest.QueryProperties
+	chunking *queryprops.Chunking
+	mu       sync.Mutex
+	// chunks are the property chunks of every page; nil until a PropertiesFromEndpoint
+	// has been read.
 	chunks [][]string
 }
 
@@ -37,12 +49,71 @@ func newQueryProps(s *manifest.Stream) (*queryProps, error) {
 		return nil, fmt.Errorf("QueryProperties with a %s is not supported yet", s.Decoder.Type)
 	}
 	qp := &queryProps{m: m}
-	var c *queryprops.Chunking
 	if m.Chunking != nil {
-		c = &queryprops.Chunking{Type: queryprops.LimitType(m.Chunking.LimitType), Limit: m.Chunking.Limit}
+		qp.chunking = &queryprops.Chunking{Type: queryprops.LimitType(m.Chunking.LimitType), Limit: m.Chunking.Limit}
 	}
-	qp.chunks = queryprops.Chunks(m.List, m.Always, c)
+	if m.Endpoint == nil {
+		qp.chunks = queryprops.Chunks(m.List, m.Always, qp.chunking)
+	}
 	return qp, nil
+}
+
+// propertyChunks returns the property chunks of the stream's pages, reading the
+// PropertiesFromEndpoint the first time.
+func (st *stream) propertyChunks(ctx context.Context) ([][]string, error) {
+	qp := st.qp
+	qp.mu.Lock()
+	defer qp.mu.Unlock()
+	if qp.chunks != nil {
+		return qp.chunks, nil
+	}
+	names, err := st.readProperties(ctx, qp.m.Endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("PropertiesFromEndpoint: %w", err)
+	}
+	qp.chunks = queryprops.Chunks(names, qp.m.Always, qp.chunking)
+	return qp.chunks, nil
+}
+
+// readProperties reads the property names of a PropertiesFromEndpoint, reporting its pages
+// to the observer as the properties of st.
+func (st *stream) readProperties(ctx context.Context, pe *manifest.PropertiesFromEndpoint) ([]string, error) {
+	path, err := renderPath(pe.FieldPath, map[string]any{"config": st.o.Config, "parameters": pe.Parameters})
+	if err != nil {
+		return nil, fmt.Errorf("property_field_path: %w", err)
+	}
+	o := *st.o
+	o.Out, o.MaxSlices, o.MaxPages, o.MaxRecords, o.Prefetch, o.Overlap, o.Warn = nil, 0, 0, 0, 1, false, nil
+	o.Checkpoint, o.StateOf = nil, nil
+	pst, err := newStream(&o, pe.Retriever, st.s.Name, nil)
+	if err != nil {
+		return nil, &StreamError{Stream: pe.Retriever.Name, Err: err}
+	}
+	pst.read = st.read
+	if o.Observer != nil {
+		o.Observer.StreamStart(StreamStart{Stream: pe.Retriever.Name, ParentOf: st.s.Name, Properties: true, Pagination: pst.pag.Describe()})
+	}
+	var names []string
+	var nameErr error
+	res := pst.readAll(ctx, func(sl *slice.Slice) Emitter {
+		return &partitions{slice: sl, yield: func(rec any, _ *slice.Slice) bool {
+			name, err := queryprops.Property(rec, path)
+			if err != nil {
+				nameErr = err
+				return false
+			}
+			names = append(names, name)
+			return true
+		}}
+	})
+	if errors.Is(res.Err, errStop) {
+		res.Err = &StreamError{Stream: pe.Retriever.Name, Err: nameErr}
+	}
+	res.Properties = true
+	if o.Observer != nil {
+		o.Observer.StreamEnd(res)
+	}
+	return names, res.Err
 }
 
 // part is the request of one property chunk of a page, and its answer.
@@ -56,8 +127,14 @@ type part struct {
 // the other. The page's request is the last chunk's.
 func (r *sliceReader) launchChunks(ctx context.Context, token any, first bool, prevURL string) *fetched {
 	p := &fetched{token: token, first: first, done: make(chan struct{})}
-	parts := make([]part, 0, len(r.st.qp.chunks))
-	for _, chunk := range r.st.qp.chunks {
+	chunks, err := r.st.propertyChunks(ctx)
+	if err != nil {
+		p.err = err
+		close(p.done)
+		return p
+	}
+	parts := make([]part, 0, len(chunks))
+	for _, chunk := range chunks {
 		req, path, err := r.st.build(ctx, r.sv.withChunk(chunk, r.st.in), token, first, prevURL)
 		if err != nil {
 			p.err = err

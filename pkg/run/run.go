@@ -59,6 +59,9 @@ type StreamStart struct {
 	// ParentOf is set when the stream is read for the partitions of another: its records
 	// are not emitted.
 	ParentOf string
+	// Properties is set (with ParentOf) when the stream is the retriever of the
+	// PropertiesFromEndpoint of ParentOf: its records are property names.
+	Properties bool
 	// Cursor describes the stream's incremental cursor ("" for a full refresh stream).
 	Cursor string
 	// Schema marks the retriever of a DynamicSchemaLoader, read for the schema of ParentOf.
@@ -71,10 +74,12 @@ type Result struct {
 	// ParentOf is set for a stream read for the partitions of another.
 	ParentOf string
 	// Schema marks the retriever of a DynamicSchemaLoader, read for the schema of ParentOf.
-	Schema  bool
-	Records int
-	Pages   int
-	Slices  int
+	Schema bool
+	// Properties is set (with ParentOf) for the retriever of a PropertiesFromEndpoint.
+	Properties bool
+	Records    int
+	Pages      int
+	Slices     int
 	// Limit is set when --max-slices, --max-pages or --max-records ended the stream early.
 	Limit Limit
 	Err   error
