@@ -70,17 +70,10 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	if err := p.resolve(ctx, nil); err != nil {
 		return err
 	}
-	streams := p.def.Streams
+	streams := checkTargets(p.def)
 	if cd := p.def.CheckDynamic; cd != nil {
 		if streams, err = checkDynamic(opts.io, cd, streams); streams == nil {
 			return err
-		}
-	} else if len(p.def.CheckStreams) > 0 {
-		streams = nil
-		for _, n := range p.def.CheckStreams {
-			if s := p.def.Stream(n); s != nil {
-				streams = append(streams, s)
-			}
 		}
 	}
 	ro := p.options()
@@ -125,4 +118,19 @@ func failureReason(err error, s *manifest.Stream) string {
 		return se.Err.Error()
 	}
 	return err.Error()
+}
+
+// checkTargets are the streams the definition's check names: check.stream_names, or every
+// stream (for a CheckDynamicStream, every stream, of which the first stream_count count).
+func checkTargets(def *manifest.Definition) []*manifest.Stream {
+	if def.CheckDynamic != nil || len(def.CheckStreams) == 0 {
+		return def.Streams
+	}
+	var streams []*manifest.Stream
+	for _, n := range def.CheckStreams {
+		if s := def.Stream(n); s != nil {
+			streams = append(streams, s)
+		}
+	}
+	return streams
 }

@@ -182,6 +182,7 @@ refuses (format: envelope suits read, not check): move it under that command's s
 		newCmdStreams(io, env, nil),
 		newCmdDemoAPI(io, env, nil),
 		newCmdOAuth(io, env, nil),
+		newCmdAirbyte(io, env, nil),
 	)
 	return root
 }

@@ -93,7 +93,7 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 		def.CheckDynamic = l.checkDyn
 	}
 	if sn := top.vals["spec"]; !isNull(sn) {
-		def.ConnectionSpec, def.AdvancedAuth = l.spec(sn)
+		def.ConnectionSpec, def.AdvancedAuth = l.spec(sn, def)
 		def.ConfigNormalization = l.norm
 	}
 	if cl := top.vals["concurrency_level"]; !isNull(cl) {
@@ -160,8 +160,8 @@ func (l *loader) check(n *yaml.Node, names map[string]*yaml.Node, verifyNames bo
 	return out
 }
 
-// spec reads spec: Spec{connection_specification, advanced_auth}.
-func (l *loader) spec(n *yaml.Node) (conn, adv map[string]any) {
+// spec reads spec: Spec{connection_specification, advanced_auth}, and sets def.SpecJSON.
+func (l *loader) spec(n *yaml.Node, def *Definition) (conn, adv map[string]any) {
 	c, ok := l.component(n, "spec", nil, "Spec")
 	if !ok {
 		return nil, nil
@@ -176,6 +176,7 @@ func (l *loader) spec(n *yaml.Node) (conn, adv map[string]any) {
 			l.at(cs, "spec.connection_specification", diag.CodeType, fmt.Sprintf("`connection_specification` must be a mapping (a JSON schema), not %s", kindName(cs)), "")
 		} else {
 			conn, _ = toValue(cs).(map[string]any)
+			def.SpecJSON.ConnectionSpec = l.schemaValue(cs, "spec.connection_specification")
 		}
 	}
 	if aa := c.get("advanced_auth"); aa != nil {
@@ -183,7 +184,11 @@ func (l *loader) spec(n *yaml.Node) (conn, adv map[string]any) {
 			l.at(aa, "spec.advanced_auth", diag.CodeType, fmt.Sprintf("`advanced_auth` must be a mapping, not %s", kindName(aa)), "")
 		} else {
 			adv, _ = toValue(aa).(map[string]any)
+			def.SpecJSON.AdvancedAuth = l.schemaValue(aa, "spec.advanced_auth")
 		}
+	}
+	if du := c.get("documentation_url"); du != nil && isString(du) {
+		def.SpecJSON.DocumentationURL = du.Value
 	}
 	if r := c.get("config_normalization_rules"); !isEmpty(r) {
 		l.norm = l.configNormalization(r, "spec.config_normalization_rules")

@@ -33,6 +33,9 @@ type Incremental struct {
 	PartitionFieldStart, PartitionFieldEnd *template.Template
 	IsDataFeed, IsClientSideIncremental    bool
 	IsCompareStrictly, GlobalSubstream     bool
+	// AllowCatalogCursor is allow_catalog_defined_cursor_field: the catalog may pick the
+	// cursor field (discover then says the cursor is not source defined).
+	AllowCatalogCursor bool
 	// IncrementingCountCursor.
 	StartValue       *template.Template
 	StartValueOption *RequestOption
@@ -99,7 +102,7 @@ func (l *loader) incremental(n *yaml.Node, path string, parent *params, uses *[]
 		inc.IsClientSideIncremental, _ = l.boolField(c, "is_client_side_incremental")
 		inc.IsCompareStrictly, _ = l.boolField(c, "is_compare_strictly")
 		inc.GlobalSubstream, _ = l.boolField(c, "global_substream_cursor")
-		l.boolField(c, "allow_catalog_defined_cursor_field")
+		inc.AllowCatalogCursor, _ = l.boolField(c, "allow_catalog_defined_cursor_field")
 		if cl := c.get("clamping"); cl != nil {
 			// The CDK's DAY clamping skips every other day and its WEEK and MONTH clamping
 			// never move the state (no real definition we know uses it): refused, not copied.

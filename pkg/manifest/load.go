@@ -387,7 +387,7 @@ func LoadSpec(path string) (*Spec, diag.List) {
 	if root != nil && root.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			if root.Content[i].Value == "spec" {
-				spec.ConnectionSpec, spec.AdvancedAuth = l.spec(root.Content[i+1])
+				spec.ConnectionSpec, spec.AdvancedAuth = l.spec(root.Content[i+1], &Definition{})
 			}
 		}
 	}

@@ -28,6 +28,13 @@ type Definition struct {
 	ConnectionSpec map[string]any
 	// AdvancedAuth is spec.advanced_auth as a plain JSON value (nil when absent).
 	AdvancedAuth map[string]any
+	// SpecJSON is spec as written, for the protocol's SPEC message: its
+	// connection_specification and advanced_auth as ordered values (*record.Object) and
+	// its documentation_url ("" when absent).
+	SpecJSON struct {
+		ConnectionSpec, AdvancedAuth any
+		DocumentationURL             string
+	}
 	// ConfigNormalization is spec.config_normalization_rules (nil when absent): applied to
 	// the testing values before use.
 	ConfigNormalization *ConfigNormalization

@@ -1,0 +1,284 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"connector/pkg/airbyte"
+	"connector/pkg/diag"
+	"connector/pkg/httpx"
+	"connector/pkg/manifest"
+	"connector/pkg/run"
+)
+
+// injectedKey is the config key the Airbyte platform puts the definition under.
+const injectedKey = "__injected_declarative_manifest"
+
+type airbyteOptions struct {
+	io      *ioStreams
+	env     *Env
+	command string // spec, check or discover
+	// config and manifestPath are the CDK's --config and --manifest-path.
+	config, manifestPath string
+}
+
+// newCmdAirbyte is `connector airbyte`: the Airbyte protocol entry point, taking the
+// arguments of the CDK's source-declarative-manifest so the binary can replace that image.
+func newCmdAirbyte(io *ioStreams, env *Env, runF func(*airbyteOptions) error) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "airbyte spec|check|discover [--manifest-path DEF] --config FILE",
+		Short: "Speak the Airbyte protocol, as the CDK's source-declarative-manifest does",
+		Long: `airbyte takes the arguments of the Airbyte CDK's source-declarative-manifest and writes
+only Airbyte protocol messages on stdout, one JSON object per line. The definition is
+--manifest-path, or else the config's __injected_declarative_manifest key, as the Airbyte
+platform passes it.
+
+  spec       the definition's spec as a SPEC message (--config is optional)
+  check      one CONNECTION_STATUS: SUCCEEDED, or FAILED with the (redacted) reason, after the
+             definition's check (CheckStream, CheckDynamicStream)
+  discover   a CATALOG with every stream, dynamic ones resolved
+  read       not built yet: it refuses with exit 2 (use 'connector read --format airbyte')
+
+An invalid config is reported as the CDK reports it: check answers FAILED ("Config validation
+error: ...") and exits 0; discover writes a TRACE ERROR (failure_type config_error) and exits 1.`,
+		Example: `  connector airbyte spec --manifest-path def.yaml
+  connector airbyte check --manifest-path def.yaml --config config.json
+  connector airbyte discover --config config-with-injected-manifest.json`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown airbyte command %q: use spec, check or discover\nRun '%s --help' for usage.", args[0], c.CommandPath())
+			}
+			return usagef("airbyte needs a command: spec, check or discover\nRun '%s --help' for usage.", c.CommandPath())
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	for _, name := range []string{"spec", "check", "discover"} {
+		opts := &airbyteOptions{io: io, env: env, command: name}
+		sub := &cobra.Command{
+			Use:   name + " [--manifest-path DEF] --config FILE",
+			Short: "The Airbyte protocol's " + name,
+			Args:  cobra.NoArgs,
+			RunE: func(c *cobra.Command, _ []string) error {
+				if opts.command != "spec" && opts.config == "" {
+					return usagef("airbyte %s needs --config FILE", opts.command)
+				}
+				if runF != nil {
+					return runF(opts)
+				}
+				return airbyteRun(c.Context(), opts)
+			},
+		}
+		sub.Flags().StringVar(&opts.config, "config", "", "the config `file` (JSON): the connector's configuration, and the definition under __injected_declarative_manifest when --manifest-path is absent")
+		sub.Flags().StringVar(&opts.manifestPath, "manifest-path", "", "the definition `file` (YAML); without it the config's __injected_declarative_manifest is the definition")
+		c.AddCommand(sub)
+	}
+	c.AddCommand(&cobra.Command{
+		Use:                "read",
+		Short:              "Not built yet: use 'connector read --format airbyte'",
+		DisableFlagParsing: true,
+		RunE: func(*cobra.Command, []string) error {
+			return usagef("airbyte read is not built yet: use 'connector read DEF --format airbyte' for Airbyte messages")
+		},
+	})
+	return c
+}
+
+// airbyteRun runs one protocol command. Every failure is reported on stdout as a protocol
+// message; the returned error only carries the exit code.
+func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
+	w := &airbyte.Writer{W: opts.io.Out, Now: opts.env.clock()}
+	fail := func(msg, internal string) error {
+		if err := w.Error(opts.io.redactor.String(msg), opts.io.redactor.String(internal), "config_error"); err != nil {
+			return err
+		}
+		return &silentError{code: exitFailure}
+	}
+	dir, err := os.MkdirTemp("", "connector-airbyte-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	defPath, cfgPath, err := opts.inputs(dir)
+	if err != nil {
+		return fail("Error starting the sync. This could be due to an invalid configuration or catalog. Error: "+err.Error(), "")
+	}
+	if opts.command == "spec" {
+		def, diags, err := manifest.LoadContext(ctx, defPath)
+		if err != nil {
+			return err
+		}
+		if diags.HasErrors() {
+			return fail("Invalid definition: "+firstError(diags), "")
+		}
+		return w.Spec(airbyte.SpecOf(def))
+	}
+
+	// prepare reports on stderr for people; here its report becomes the protocol message.
+	quiet := *opts.io
+	var report bytes.Buffer
+	quiet.Err = &redactingWriter{w: &report, r: opts.io.redactor}
+	p, err := prepare(ctx, &quiet, opts.env, defPath, &runFlags{testingValues: cfgPath, timeout: 60 * time.Second, maxBody: httpx.DefaultMaxBody})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		reason := problem(err, report.String())
+		if opts.command == "check" {
+			return w.ConnectionStatus(false, opts.io.redactor.String("Config validation error: "+reason))
+		}
+		return fail("Config validation error: "+reason, reason)
+	}
+	if err := p.resolve(ctx, nil); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		if opts.command == "check" {
+			return w.ConnectionStatus(false, opts.io.redactor.String(err.Error()))
+		}
+		if werr := w.Error(opts.io.redactor.String(err.Error()), "", run.FailureType(err)); werr != nil {
+			return werr
+		}
+		return &silentError{code: exitFailure}
+	}
+	if opts.command == "check" {
+		return airbyteCheck(ctx, p, w, opts.io)
+	}
+	streams := make([]airbyte.Stream, 0, len(p.def.Streams))
+	for _, s := range p.def.Streams {
+		field, allow := cursorOf(s, p.values.Map)
+		streams = append(streams, airbyte.StreamOf(s, field, allow))
+	}
+	return w.Catalog(streams)
+}
+
+// airbyteCheck is check's CONNECTION_STATUS: the first page of each stream the check
+// component names, stopping at the first that fails, as the CDK's CheckStream does.
+func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStreams) error {
+	streams := checkTargets(p.def)
+	if cd := p.def.CheckDynamic; cd != nil {
+		if len(streams) == 0 {
+			return w.ConnectionStatus(false, "No streams to connect to from source")
+		}
+		if !cd.UseCheckAvailability {
+			return w.ConnectionStatus(true, "")
+		}
+		streams = streams[:min(cd.StreamCount, len(streams))]
+	}
+	ro := p.options()
+	ro.MaxSlices, ro.MaxPages = 1, 1
+	for _, st := range streams {
+		res := run.Stream(ctx, ro, st)
+		if errors.Is(res.Err, context.Canceled) {
+			return res.Err
+		}
+		if res.Err != nil {
+			return w.ConnectionStatus(false, s.redactor.String(fmt.Sprintf("Stream %s is not available: %s", st.Name, failureReason(res.Err, st))))
+		}
+	}
+	return w.ConnectionStatus(true, "")
+}
+
+// cursorOf is a stream's cursor field rendered with the config ("" without
+// incremental_sync) and whether the catalog may choose another.
+func cursorOf(s *manifest.Stream, config map[string]any) (string, bool) {
+	inc := s.Incremental
+	if inc == nil && s.Delegating != nil && s.Delegating.Incremental != nil {
+		inc = s.Delegating.Incremental.Incremental
+	}
+	if inc == nil || inc.CursorField == nil {
+		return "", false
+	}
+	field, err := inc.CursorField.Render(map[string]any{"config": config, "parameters": inc.Parameters})
+	if err != nil {
+		return "", false
+	}
+	return field, inc.AllowCatalogCursor
+}
+
+// inputs finds the definition and the config files: --manifest-path, or the config's
+// injected definition written into dir, and the config without that key.
+func (o *airbyteOptions) inputs(dir string) (defPath, cfgPath string, err error) {
+	var config map[string]json.RawMessage
+	if o.config != "" {
+		b, err := os.ReadFile(o.config)
+		if err != nil {
+			return "", "", fmt.Errorf("cannot read the config: %s", pathError(err))
+		}
+		if err := json.Unmarshal(b, &config); err != nil || config == nil {
+			return "", "", fmt.Errorf("could not read json file %s: it is not a JSON object", o.config)
+		}
+	}
+	injected, has := config[injectedKey]
+	delete(config, injectedKey)
+	switch {
+	case o.manifestPath != "":
+		if _, err := os.Stat(o.manifestPath); err != nil {
+			return "", "", fmt.Errorf("failed to load manifest file from %s: %s", o.manifestPath, pathError(err))
+		}
+		defPath = o.manifestPath
+	case !has:
+		keys := make([]string, 0, len(config))
+		for k := range config {
+			keys = append(keys, k)
+		}
+		return "", "", fmt.Errorf("invalid config: `%s` should be provided at the root of the config or using the --manifest-path argument; config only has keys: [%s]", injectedKey, strings.Join(keys, ", "))
+	default:
+		// Kept as written: JSON is YAML, and the definition's key order is the spec's.
+		if t := bytes.TrimSpace(injected); len(t) == 0 || t[0] != '{' {
+			return "", "", fmt.Errorf("invalid config: `%s` should be a dictionary", injectedKey)
+		}
+		defPath = filepath.Join(dir, "manifest.json")
+		if err := os.WriteFile(defPath, injected, 0o600); err != nil {
+			return "", "", err
+		}
+	}
+	if config != nil {
+		cfgPath = filepath.Join(dir, "config.json")
+		if err := writeJSON(cfgPath, config); err != nil {
+			return "", "", err
+		}
+	}
+	return defPath, cfgPath, nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// problem is the reason behind a failed prepare: the first error of its report (the
+// diagnostics it printed), else the error itself.
+func problem(err error, report string) string {
+	var dl diag.List
+	if errors.As(err, &dl) {
+		return firstError(dl)
+	}
+	for _, line := range strings.Split(report, "\n") {
+		if i := strings.Index(line, "error: "); i >= 0 {
+			return strings.TrimSpace(line[i+len("error: "):])
+		}
+	}
+	return err.Error()
+}
+
+// firstError is the message of the first error of a diagnostics list.
+func firstError(dl diag.List) string {
+	for _, d := range dl {
+		if d.Severity == diag.Error {
+			return d.Message
+		}
+	}
+	return dl.Error()
+}

@@ -1,0 +1,208 @@
+package cmd
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"connector/internal/testcorpus"
+)
+
+// The goldens in testdata/airbyte/*.{spec,discover}.golden are what the Airbyte CDK
+// (v7.28.2, source-declarative-manifest, through /work/cdkref/run-cdk) printed for the same
+// definition and config, its LOG lines left out: the comparison is byte for byte.
+func TestAirbyteSpecAndDiscoverMatchTheCDK(t *testing.T) {
+	cases := []struct{ name, def, config string }{
+		{"no-auth", "../definitions/no-auth.yaml", `{"base_url":"http://127.0.0.1:8787"}`},
+		{"incremental-datetime", "../definitions/incremental-datetime.yaml", `{"base_url":"http://127.0.0.1:8787","start_date":"2024-01-01T00:00:00Z"}`},
+		{"gitbook", "", `{"access_token":"dummy-access_token","space_id":"dummy-space_id"}`},
+		{"spacex-api", "", `{}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			def := tc.def
+			if def == "" {
+				def = testcorpus.File(t, filepath.Join("airbyte-manifests", tc.name+".yaml"))
+			}
+			config := writeFile(t, "config.json", tc.config)
+			res := runCLI(t, "", "airbyte", "spec", "--manifest-path", def)
+			if res.Code != 0 || res.Stderr != "" {
+				t.Fatalf("spec: exit %d, stderr %q", res.Code, res.Stderr)
+			}
+			golden(t, "airbyte/"+tc.name+".spec.golden", res.Stdout)
+			res = runCLI(t, "", "airbyte", "discover", "--manifest-path", def, "--config", config)
+			if res.Code != 0 || res.Stderr != "" {
+				t.Fatalf("discover: exit %d, stderr %q", res.Code, res.Stderr)
+			}
+			golden(t, "airbyte/"+tc.name+".discover.golden", res.Stdout)
+		})
+	}
+}
+
+// The platform passes the definition inside the config: the same catalog and spec come out.
+func TestAirbyteInjectedManifest(t *testing.T) {
+	src, err := os.ReadFile("../definitions/no-auth.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := yamlToJSON(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := writeFile(t, "config.json", `{"base_url":"http://127.0.0.1:8787","__injected_declarative_manifest":`+manifest+`}`)
+	res := runCLI(t, "", "airbyte", "discover", "--config", config)
+	if res.Code != 0 || res.Stderr != "" {
+		t.Fatalf("discover: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	golden(t, "airbyte/no-auth.discover.golden", res.Stdout)
+	res = runCLI(t, "", "airbyte", "spec", "--config", config)
+	if res.Code != 0 {
+		t.Fatalf("spec: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	golden(t, "airbyte/no-auth.spec.golden", res.Stdout)
+}
+
+func TestAirbyteCheck(t *testing.T) {
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/v1/public/") {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"data":[{"id":1}]}`))
+			return
+		}
+		http.NotFound(w, r)
+	})
+	def := "../definitions/no-auth.yaml"
+	ok := writeFile(t, "config.json", `{"base_url":"`+api.URL+`"}`)
+	res := runCLI(t, "", "airbyte", "check", "--manifest-path", def, "--config", ok)
+	want := `{"type":"CONNECTION_STATUS","connectionStatus":{"status":"SUCCEEDED"}}` + "\n"
+	if res.Code != 0 || res.Stdout != want || res.Stderr != "" {
+		t.Errorf("check: exit %d\nstdout %s\nstderr %s", res.Code, res.Stdout, res.Stderr)
+	}
+	if got := api.requests(); len(got) == 0 || !strings.HasPrefix(got[0].URL, "/v1/public/books") {
+		t.Errorf("requests: %+v", got)
+	}
+
+	// The CDK: an invalid config is a FAILED status with the validation error, exit 0.
+	bad := writeFile(t, "bad.json", `{"base_url":5}`)
+	res = runCLI(t, "", "airbyte", "check", "--manifest-path", def, "--config", bad)
+	want = `{"type":"CONNECTION_STATUS","connectionStatus":{"status":"FAILED","message":"Config validation error: testing value \"base_url\": got integer, want string"}}` + "\n"
+	if res.Code != 0 || res.Stdout != want || res.Stderr != "" {
+		t.Errorf("check with a bad config: exit %d\nstdout %s\nstderr %s", res.Code, res.Stdout, res.Stderr)
+	}
+}
+
+func TestAirbyteCheckHTTPFailureIsFailed(t *testing.T) {
+	api := newRecorder(t, http.NotFound)
+	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`"}`)
+	res := runCLI(t, "", "airbyte", "check", "--manifest-path", "../definitions/no-auth.yaml", "--config", config)
+	var m struct {
+		Type             string
+		ConnectionStatus struct{ Status, Message string }
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &m); err != nil || strings.Count(res.Stdout, "\n") != 1 {
+		t.Fatalf("stdout %q: %v", res.Stdout, err)
+	}
+	if res.Code != 0 || m.Type != "CONNECTION_STATUS" || m.ConnectionStatus.Status != "FAILED" ||
+		!strings.HasPrefix(m.ConnectionStatus.Message, "Stream books is not available: ") || !strings.Contains(m.ConnectionStatus.Message, "404") {
+		t.Errorf("exit %d, message %+v", res.Code, m)
+	}
+}
+
+// Failures before a catalog is made are one TRACE ERROR (config_error) and exit 1, as the
+// CDK's entrypoint does.
+func TestAirbyteConfigErrors(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	def := "../definitions/no-auth.yaml"
+	bad := writeFile(t, "bad.json", `{"base_url":5}`)
+	noManifest := writeFile(t, "config.json", `{"base_url":"x"}`)
+	notJSON := writeFile(t, "broken.json", `{"base_url":`)
+	cases := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"invalid config", []string{"discover", "--manifest-path", def, "--config", bad},
+			`"message":"Config validation error: testing value \"base_url\": got integer, want string","internal_message":"testing value \"base_url\": got integer, want string","failure_type":"config_error"`},
+		{"no definition", []string{"discover", "--config", noManifest},
+			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: invalid config: ` + "`__injected_declarative_manifest`" + ` should be provided at the root of the config or using the --manifest-path argument; config only has keys: [base_url]","failure_type":"config_error"`},
+		{"config not JSON", []string{"check", "--manifest-path", def, "--config", notJSON},
+			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: could not read json file ` + notJSON + `: it is not a JSON object","failure_type":"config_error"`},
+		{"config missing", []string{"check", "--manifest-path", def, "--config", "/nonexistent/config.json"},
+			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: cannot read the config: /nonexistent/config.json: no such file or directory","failure_type":"config_error"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCLIEnv(t, env, "", append([]string{"airbyte"}, tc.args...)...)
+			want := `{"type":"TRACE","trace":{"type":"ERROR","emitted_at":1700000000000,"error":{` + tc.msg + "}}}\n"
+			if res.Code != 1 || res.Stdout != want || res.Stderr != "" {
+				t.Errorf("exit %d\nstdout %s\nwant   %s\nstderr %s", res.Code, res.Stdout, want, res.Stderr)
+			}
+		})
+	}
+}
+
+func TestAirbyteReadIsRefused(t *testing.T) {
+	res := runCLI(t, "", "airbyte", "read", "--config", "c.json", "--catalog", "cat.json")
+	if res.Code != 2 || res.Stdout != "" || !strings.Contains(res.Stderr, "airbyte read is not built yet") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", res.Code, res.Stdout, res.Stderr)
+	}
+}
+
+func TestAirbyteUsage(t *testing.T) {
+	for _, args := range [][]string{{"airbyte"}, {"airbyte", "nope"}, {"airbyte", "check", "--manifest-path", "x.yaml"}} {
+		res := runCLI(t, "", args...)
+		if res.Code != 2 || res.Stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, res.Code, res.Stdout, res.Stderr)
+		}
+	}
+}
+
+// yamlToJSON is a definition as the platform passes it: JSON, in the definition's key order.
+func yamlToJSON(src []byte) (string, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	var walk func(n *yaml.Node) error
+	walk = func(n *yaml.Node) error {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			return walk(n.Content[0])
+		case yaml.AliasNode:
+			return walk(n.Alias)
+		case yaml.MappingNode, yaml.SequenceNode:
+			open, end := "{", "}"
+			if n.Kind == yaml.SequenceNode {
+				open, end = "[", "]"
+			}
+			b.WriteString(open)
+			for i, c := range n.Content {
+				if i > 0 {
+					b.WriteString(map[bool]string{true: ":", false: ","}[n.Kind == yaml.MappingNode && i%2 == 1])
+				}
+				if err := walk(c); err != nil {
+					return err
+				}
+			}
+			b.WriteString(end)
+			return nil
+		}
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return err
+		}
+		j, err := json.Marshal(v)
+		b.Write(j)
+		return err
+	}
+	err := walk(&doc)
+	return b.String(), err
+}
