@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +27,7 @@ func TestAirbyteSpecAndDiscoverMatchTheCDK(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			def := tc.def
 			if def == "" {
-				def = testcorpus.File(t, filepath.Join("airbyte-manifests", tc.name+".yaml"))
+				def = testcorpus.File(t, tc.name+".yaml")
 			}
 			config := writeFile(t, "config.json", tc.config)
 			res := runCLI(t, "", "airbyte", "spec", "--manifest-path", def)
