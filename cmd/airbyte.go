@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"connector/pkg/diag"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
+	"connector/pkg/output"
 	"connector/pkg/run"
 )
 
@@ -26,16 +28,17 @@ const injectedKey = "__injected_declarative_manifest"
 type airbyteOptions struct {
 	io      *ioStreams
 	env     *Env
-	command string // spec, check or discover
-	// config and manifestPath are the CDK's --config and --manifest-path.
-	config, manifestPath string
+	command string // spec, check, discover or read
+	// config, manifestPath, catalog and state are the CDK's --config, --manifest-path,
+	// --catalog and --state.
+	config, manifestPath, catalog, state string
 }
 
 // newCmdAirbyte is `connector airbyte`: the Airbyte protocol entry point, taking the
 // arguments of the CDK's source-declarative-manifest so the binary can replace that image.
 func newCmdAirbyte(io *ioStreams, env *Env, runF func(*airbyteOptions) error) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "airbyte spec|check|discover [--manifest-path DEF] --config FILE",
+		Use:   "airbyte spec|check|discover|read [--manifest-path DEF] --config FILE",
 		Short: "Speak the Airbyte protocol, as the CDK's source-declarative-manifest does",
 		Long: `airbyte takes the arguments of the Airbyte CDK's source-declarative-manifest and writes
 only Airbyte protocol messages on stdout, one JSON object per line. The definition is
@@ -46,30 +49,43 @@ platform passes it.
   check      one CONNECTION_STATUS: SUCCEEDED, or FAILED with the (redacted) reason, after the
              definition's check (CheckStream, CheckDynamicStream)
   discover   a CATALOG with every stream, dynamic ones resolved
-  read       not built yet: it refuses with exit 2 (use 'connector read --format airbyte')
+  read       the catalog's streams (--catalog, a ConfiguredAirbyteCatalog), in its order, as
+             'connector read --format airbyte' writes them: RECORD, STATE at checkpoints, TRACE
+             stream statuses and errors, CONTROL. A catalog stream the definition lacks gets an
+             INCOMPLETE status. --state is Airbyte's list of STATE messages; it is only read
+             (the platform keeps the state from the STATE messages). Exit 1 when a stream failed.
 
 An invalid config is reported as the CDK reports it: check answers FAILED ("Config validation
-error: ...") and exits 0; discover writes a TRACE ERROR (failure_type config_error) and exits 1.`,
+error: ...") and exits 0; discover and read write a TRACE ERROR (failure_type config_error) and
+exit 1.`,
 		Example: `  connector airbyte spec --manifest-path def.yaml
   connector airbyte check --manifest-path def.yaml --config config.json
-  connector airbyte discover --config config-with-injected-manifest.json`,
+  connector airbyte discover --config config-with-injected-manifest.json
+  connector airbyte read --manifest-path def.yaml --config config.json --catalog catalog.json --state state.json`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown airbyte command %q: use spec, check or discover\nRun '%s --help' for usage.", args[0], c.CommandPath())
+				return usagef("unknown airbyte command %q: use spec, check, discover or read\nRun '%s --help' for usage.", args[0], c.CommandPath())
 			}
-			return usagef("airbyte needs a command: spec, check or discover\nRun '%s --help' for usage.", c.CommandPath())
+			return usagef("airbyte needs a command: spec, check, discover or read\nRun '%s --help' for usage.", c.CommandPath())
 		},
 		RunE: func(*cobra.Command, []string) error { return nil },
 	}
-	for _, name := range []string{"spec", "check", "discover"} {
+	for _, name := range []string{"spec", "check", "discover", "read"} {
 		opts := &airbyteOptions{io: io, env: env, command: name}
+		use := name + " [--manifest-path DEF] --config FILE"
+		if name == "read" {
+			use += " --catalog FILE [--state FILE]"
+		}
 		sub := &cobra.Command{
-			Use:   name + " [--manifest-path DEF] --config FILE",
+			Use:   use,
 			Short: "The Airbyte protocol's " + name,
 			Args:  cobra.NoArgs,
 			RunE: func(c *cobra.Command, _ []string) error {
 				if opts.command != "spec" && opts.config == "" {
 					return usagef("airbyte %s needs --config FILE", opts.command)
+				}
+				if opts.command == "read" && opts.catalog == "" {
+					return usagef("airbyte read needs --catalog FILE")
 				}
 				if runF != nil {
 					return runF(opts)
@@ -79,16 +95,12 @@ error: ...") and exits 0; discover writes a TRACE ERROR (failure_type config_err
 		}
 		sub.Flags().StringVar(&opts.config, "config", "", "the config `file` (JSON): the connector's configuration, and the definition under __injected_declarative_manifest when --manifest-path is absent")
 		sub.Flags().StringVar(&opts.manifestPath, "manifest-path", "", "the definition `file` (YAML); without it the config's __injected_declarative_manifest is the definition")
+		if name == "read" {
+			sub.Flags().StringVar(&opts.catalog, "catalog", "", "the configured catalog `file` (JSON): the streams to read, in order")
+			sub.Flags().StringVar(&opts.state, "state", "", "the state `file` (JSON): Airbyte's list of STATE messages; read, never written")
+		}
 		c.AddCommand(sub)
 	}
-	c.AddCommand(&cobra.Command{
-		Use:                "read",
-		Short:              "Not built yet: use 'connector read --format airbyte'",
-		DisableFlagParsing: true,
-		RunE: func(*cobra.Command, []string) error {
-			return usagef("airbyte read is not built yet: use 'connector read DEF --format airbyte' for Airbyte messages")
-		},
-	})
 	return c
 }
 
@@ -149,8 +161,11 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 		}
 		return &silentError{code: exitFailure}
 	}
-	if opts.command == "check" {
+	switch opts.command {
+	case "check":
 		return airbyteCheck(ctx, p, w, opts.io)
+	case "read":
+		return airbyteRead(ctx, opts, p, fail)
 	}
 	streams := make([]airbyte.Stream, 0, len(p.def.Streams))
 	for _, s := range p.def.Streams {
@@ -185,6 +200,61 @@ func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStre
 		}
 	}
 	return w.ConnectionStatus(true, "")
+}
+
+// airbyteRead reads the catalog's streams through readStreams, the code of
+// `read --format airbyte`, with stderr silenced: stdout carries every message.
+func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail func(msg, internal string) error) error {
+	starting := "Error starting the sync. This could be due to an invalid configuration or catalog. Error: "
+	names, err := catalogStreams(opts.catalog)
+	if err != nil {
+		return fail(starting+err.Error(), "")
+	}
+	states, err := openState(stateFlags{path: opts.state, readOnly: true})
+	if err != nil {
+		return fail(starting+err.Error(), "")
+	}
+	quiet := *opts.io
+	quiet.Err, quiet.errTTY = io.Discard, false
+	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte}
+	ro.flags.prefetch = 1
+	p.streams = nil
+	for _, name := range names {
+		if s := p.def.Stream(name); s != nil {
+			p.streams = append(p.streams, s)
+		} else {
+			ro.missing = append(ro.missing, name)
+		}
+	}
+	err = readStreams(ctx, ro, p, states)
+	var ie *invalidError
+	if errors.As(err, &ie) {
+		return fail(err.Error(), "")
+	}
+	return err
+}
+
+// catalogStreams are the names of a configured catalog's streams, in its order.
+func catalogStreams(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the catalog: %s", pathError(err))
+	}
+	var catalog struct {
+		Streams []struct {
+			Stream struct {
+				Name string `json:"name"`
+			} `json:"stream"`
+		} `json:"streams"`
+	}
+	if err := json.Unmarshal(b, &catalog); err != nil {
+		return nil, fmt.Errorf("could not read json file %s: %v", path, err)
+	}
+	names := make([]string, len(catalog.Streams))
+	for i, s := range catalog.Streams {
+		names[i] = s.Stream.Name
+	}
+	return names, nil
 }
 
 // cursorOf is a stream's cursor field rendered with the config ("" without

@@ -147,15 +147,8 @@ func TestAirbyteConfigErrors(t *testing.T) {
 	}
 }
 
-func TestAirbyteReadIsRefused(t *testing.T) {
-	res := runCLI(t, "", "airbyte", "read", "--config", "c.json", "--catalog", "cat.json")
-	if res.Code != 2 || res.Stdout != "" || !strings.Contains(res.Stderr, "airbyte read is not built yet") {
-		t.Errorf("exit %d\nstdout %s\nstderr %s", res.Code, res.Stdout, res.Stderr)
-	}
-}
-
 func TestAirbyteUsage(t *testing.T) {
-	for _, args := range [][]string{{"airbyte"}, {"airbyte", "nope"}, {"airbyte", "check", "--manifest-path", "x.yaml"}} {
+	for _, args := range [][]string{{"airbyte"}, {"airbyte", "nope"}, {"airbyte", "check", "--manifest-path", "x.yaml"}, {"airbyte", "read", "--manifest-path", "x.yaml", "--config", "c.json"}} {
 		res := runCLI(t, "", args...)
 		if res.Code != 2 || res.Stdout != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, res.Code, res.Stdout, res.Stderr)

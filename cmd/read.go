@@ -21,6 +21,9 @@ type readOptions struct {
 	def    string
 	flags  runFlags
 	format string
+	// missing are streams asked for that the definition lacks: an INCOMPLETE status each
+	// before any other message (airbyte read, as the CDK does for its catalog).
+	missing []string
 }
 
 func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
@@ -103,6 +106,12 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	if err := p.resolve(ctx, nil); err != nil {
 		return err
 	}
+	return readStreams(ctx, opts, p, states)
+}
+
+// readStreams reads the prepared streams and writes them in opts.format; `read` and
+// `airbyte read` share it, so both write the same messages.
+func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *stateStore) error {
 	ro := p.options()
 	ro.StateOf, ro.Now = states.of, opts.env.clock()
 	if err := states.check(ro, opts.flags.state.path, p.streams); err != nil {
@@ -114,6 +123,9 @@ func readRun(ctx context.Context, opts *readOptions) error {
 	}
 	defer out.Close() // every stream's end already waited for its records to be written
 	widenPipe(opts.io.Out)
+	for _, name := range opts.missing {
+		out.StreamStatus(name, "INCOMPLETE")
+	}
 	p.onConfigUpdate = func(config map[string]any) { out.Control(config) }
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
 	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY}

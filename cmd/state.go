@@ -19,6 +19,8 @@ import (
 // stateFlags are --state and --state-out.
 type stateFlags struct {
 	path, out string
+	// readOnly never writes the state (airbyte read: the platform keeps it).
+	readOnly bool
 }
 
 func (f *stateFlags) add(c *cobra.Command) {
@@ -55,7 +57,7 @@ func openState(f stateFlags) (*stateStore, error) {
 			return nil, &invalidError{fmt.Errorf("cannot read the state file: %s", pathError(err))}
 		}
 		s.file = file
-		if s.out == "" {
+		if s.out == "" && !f.readOnly {
 			s.out = f.path
 		}
 	}

@@ -1,0 +1,162 @@
+package cmd
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readAPI serves the streams of testdata/airbyte/read.yaml: books and authors, events
+// filtered by the since/until dates, and a refused /broken.
+func readAPI(t *testing.T) *recorder {
+	events := []struct{ id, at string }{{"1", "2024-01-10"}, {"2", "2024-02-05"}, {"3", "2024-02-20"}, {"4", "2024-03-15"}}
+	return newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/books":
+			_, _ = w.Write([]byte(`{"data":[{"id":1,"title":"Dune","price":9.50},{"id":2,"title":"Emma","price":7}]}`))
+		case "/authors":
+			_, _ = w.Write([]byte(`{"data":[{"id":"a1","name":"Frank Herbert"}]}`))
+		case "/events":
+			since, until := r.URL.Query().Get("since"), r.URL.Query().Get("until")
+			var recs []string
+			for _, e := range events {
+				if e.at >= since && e.at <= until {
+					recs = append(recs, `{"id":`+e.id+`,"updated_at":"`+e.at+`"}`)
+				}
+			}
+			_, _ = w.Write([]byte(`{"data":[` + strings.Join(recs, ",") + `]}`))
+		default:
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(`{"error":"no access"}`))
+		}
+	})
+}
+
+// catalog is a configured catalog of the streams named, each with its sync mode.
+func catalog(t *testing.T, streams ...string) string {
+	var entries []string
+	for _, s := range streams {
+		name, mode, _ := strings.Cut(s, ":")
+		if mode == "" {
+			mode = "full_refresh"
+		}
+		entries = append(entries, `{"stream":{"name":"`+name+`","json_schema":{},"supported_sync_modes":["full_refresh"]},"sync_mode":"`+mode+`","destination_sync_mode":"append"}`)
+	}
+	return writeFile(t, "catalog.json", `{"streams":[`+strings.Join(entries, ",")+`]}`)
+}
+
+// The goldens in testdata/airbyte/read-*.golden are the stdout of `airbyte read`, the test
+// server's address replaced by BASE_URL; stderr stays empty.
+func TestAirbyteRead(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	def := "testdata/airbyte/read.yaml"
+	cases := []struct {
+		name    string
+		streams []string
+		state   string
+		code    int
+	}{
+		// Catalog order, not the definition's.
+		{"two-streams", []string{"authors", "books"}, "", 0},
+		// Reads from the state in, one STATE a month out; the state file is left as it was.
+		{"incremental", []string{"events:incremental"}, `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"events"},"stream_state":{"updated_at":"2024-02-01"}}}]`, 0},
+		// The CDK's _select_streams: an INCOMPLETE status, the other streams read, exit 0.
+		{"unknown-stream", []string{"nosuch", "books"}, "", 0},
+		// A TRACE ERROR then INCOMPLETE, the next stream still read, exit 1.
+		{"http-failure", []string{"broken", "authors"}, "", 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			api := readAPI(t)
+			config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","start_date":"2024-01-01"}`)
+			args := []string{"airbyte", "read", "--manifest-path", def, "--config", config, "--catalog", catalog(t, tc.streams...)}
+			var statePath string
+			if tc.state != "" {
+				statePath = writeFile(t, "state.json", tc.state)
+				args = append(args, "--state", statePath)
+			}
+			res := runCLIEnv(t, env, "", args...)
+			if res.Code != tc.code || res.Stderr != "" {
+				t.Errorf("exit %d (want %d), stderr %q", res.Code, tc.code, res.Stderr)
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n") {
+				if !json.Valid([]byte(line)) {
+					t.Errorf("not a JSON line: %s", line)
+				}
+			}
+			golden(t, "airbyte/read-"+tc.name+".golden", strings.ReplaceAll(res.Stdout, api.URL, "BASE_URL"))
+			if statePath != "" {
+				if b, err := os.ReadFile(statePath); err != nil || string(b) != tc.state {
+					t.Errorf("the state file was changed: %s (%v)", b, err)
+				}
+			}
+		})
+	}
+}
+
+// The definition may come inside the config, as the platform passes it.
+func TestAirbyteReadInjectedManifest(t *testing.T) {
+	src, err := os.ReadFile("testdata/airbyte/read.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := yamlToJSON(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	api := readAPI(t)
+	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","start_date":"2024-01-01","__injected_declarative_manifest":`+manifest+`}`)
+	res := runCLIEnv(t, env, "", "airbyte", "read", "--config", config, "--catalog", catalog(t, "authors", "books"))
+	if res.Code != 0 || res.Stderr != "" {
+		t.Fatalf("exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	golden(t, "airbyte/read-two-streams.golden", res.Stdout)
+}
+
+// Inputs that cannot be read are one TRACE ERROR (config_error) and exit 1.
+func TestAirbyteReadBadInputs(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	def := "testdata/airbyte/read.yaml"
+	config := writeFile(t, "config.json", `{"base_url":"http://127.0.0.1:1","start_date":"2024-01-01"}`)
+	badState := writeFile(t, "state.json", `[{"type":"STREAM"}]`)
+	cases := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"catalog missing", []string{"--catalog", "/nonexistent/catalog.json"},
+			"Error starting the sync. This could be due to an invalid configuration or catalog. Error: cannot read the catalog: /nonexistent/catalog.json: no such file or directory"},
+		{"state invalid", []string{"--catalog", catalog(t, "books"), "--state", badState},
+			"Error starting the sync. This could be due to an invalid configuration or catalog. Error: state file " + badState + ": "},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCLIEnv(t, env, "", append([]string{"airbyte", "read", "--manifest-path", def, "--config", config}, tc.args...)...)
+			var m struct {
+				Type  string
+				Trace struct {
+					Type  string
+					Error struct {
+						Message     string
+						FailureType string `json:"failure_type"`
+					}
+				}
+			}
+			if err := json.Unmarshal([]byte(res.Stdout), &m); err != nil || strings.Count(res.Stdout, "\n") != 1 {
+				t.Fatalf("stdout %q: %v", res.Stdout, err)
+			}
+			if res.Code != 1 || res.Stderr != "" || m.Trace.Type != "ERROR" || m.Trace.Error.FailureType != "config_error" ||
+				!strings.HasPrefix(m.Trace.Error.Message, tc.msg) {
+				t.Errorf("exit %d, stderr %q, message %+v", res.Code, res.Stderr, m)
+			}
+		})
+	}
+}
