@@ -741,8 +741,8 @@ func TestAirbyteTraceError(t *testing.T) {
 	} {
 		want = append(want, failed(f[0], f[1], f[2], f[3])...)
 	}
-	want = append(want, status("fine", "STARTED"), `{"type":"RECORD","record":{"stream":"fine","data":{"id":1},"emitted_at":0}}`,
-		`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"fine"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":1.0}}}`, status("fine", "COMPLETE"))
+	want = append(want, status("fine", "STARTED"), status("fine", "RUNNING"), `{"type":"RECORD","record":{"stream":"fine","data":{"id":1},"emitted_at":0}}`,
+		status("fine", "COMPLETE"), `{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"fine"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":1.0}}}`)
 	if res.Code != 1 {
 		t.Errorf("exit %d, want 1\n%s", res.Code, res.Stderr)
 	}

@@ -196,14 +196,16 @@ func TestE2EOutputFormats(t *testing.T) {
 		e2eCheckResult(t, api, res, 0, res.Stdout, "")
 		e2eCheckAirbyte(t, res.Stdout,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"users"},"status":"STARTED"}}}`,
+			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"users"},"status":"RUNNING"}}}`,
 			`{"type":"RECORD","record":{"stream":"users","data":{"id":1,"name":"<Ann>"},"emitted_at":0}}`,
 			`{"type":"RECORD","record":{"stream":"users","data":{"id":2,"name":"Bob"},"emitted_at":0}}`,
-			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"users"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":2.0}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"users"},"status":"COMPLETE"}}}`,
+			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"users"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":2.0}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"STARTED"}}}`,
+			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"RUNNING"}}}`,
 			`{"type":"RECORD","record":{"stream":"teams","data":{"id":10},"emitted_at":0}}`,
-			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"teams"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":1.0}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"COMPLETE"}}}`,
+			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"teams"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":1.0}}}`,
 		)
 	})
 	t.Run("airbyte with a failing stream", func(t *testing.T) {
@@ -218,9 +220,10 @@ func TestE2EOutputFormats(t *testing.T) {
 			`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"stream users, page 1: 404 Not Found from GET http://API/users: {\"error\":\"no such thing\"} (0 records written before the failure)","internal_message":"404 Not Found from GET http://API/users: {\"error\":\"no such thing\"}","failure_type":"system_error","stream_descriptor":{"name":"users"}}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"users"},"status":"INCOMPLETE"}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"STARTED"}}}`,
+			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"RUNNING"}}}`,
 			`{"type":"RECORD","record":{"stream":"teams","data":{"id":10},"emitted_at":0}}`,
-			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"teams"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":1.0}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"COMPLETE"}}}`,
+			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"teams"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":1.0}}}`,
 		)
 	})
 }

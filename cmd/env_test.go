@@ -41,9 +41,10 @@ func TestEnvReachesTheRead(t *testing.T) {
 	res := runCLIEnv(t, env, "", "read", def, "--testing-values", vals, "--format", "airbyte")
 	e2eCheckResult(t, api, res, 0,
 		`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1772366400000,"stream_status":{"stream_descriptor":{"name":"items"},"status":"STARTED"}}}`+"\n"+
+			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1772366400000,"stream_status":{"stream_descriptor":{"name":"items"},"status":"RUNNING"}}}`+"\n"+
 			`{"type":"RECORD","record":{"stream":"items","data":{"id":1},"emitted_at":1772366400000}}`+"\n"+
-			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":1.0}}}`+"\n"+
-			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1772366400000,"stream_status":{"stream_descriptor":{"name":"items"},"status":"COMPLETE"}}}`+"\n",
+			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1772366400000,"stream_status":{"stream_descriptor":{"name":"items"},"status":"COMPLETE"}}}`+"\n"+
+			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":1.0}}}`+"\n",
 		"")
 	if got, want := tr.carried(), []string{"GET " + api.URL + "/items"}; len(got) != 1 || got[0] != want[0] {
 		t.Errorf("Env.Transport carried %q, want %q", got, want)

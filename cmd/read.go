@@ -149,6 +149,18 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 			out.Flush()
 		}
 		states.set(cp.Stream, cp.State)
+		if cp.Final {
+			// Where the stream's state now stands, once its status is written.
+			if text, ok := states.describe(cp.Stream); ok {
+				where := ""
+				if states.out != "" {
+					where = " (saved in " + states.out + ")"
+				}
+				mu.Lock()
+				fmt.Fprintf(opts.io.Err, "%s: state %s%s\n", cp.Stream, text, where)
+				mu.Unlock()
+			}
+		}
 	}
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -165,13 +177,6 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 			prog.clear()
 			if stopErr != nil {
 				return
-			}
-			if text, ok := states.describe(res.Stream); ok {
-				where := ""
-				if states.out != "" {
-					where = " (saved in " + states.out + ")"
-				}
-				fmt.Fprintf(opts.io.Err, "%s: state %s%s\n", res.Stream, text, where)
 			}
 			if p.budget != nil {
 				if t, ok := p.budget.Waited(res.Stream); ok {

@@ -37,6 +37,9 @@ type RecordWriter struct {
 	now    func() time.Time
 	// prefixes caches the encoded start of a record line per stream.
 	prefixes map[string][]byte
+	// running holds the streams whose RUNNING status is written (airbyte: before their
+	// first record, as the CDK writes it).
+	running map[string]bool
 }
 
 // NewRecordWriter writes to w in the given format. now stamps airbyte messages.
@@ -59,6 +62,17 @@ func NewRecordWriter(w io.Writer, format string, now func() time.Time) (*RecordW
 func (r *RecordWriter) Records(stream string, recs []record.Record) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.format == FormatAirbyte && len(recs) > 0 && !r.running[stream] {
+		if r.running == nil {
+			r.running = map[string]bool{}
+		}
+		r.running[stream] = true
+		line, err := encodeMessage(r.status(stream, "RUNNING"))
+		if err != nil {
+			return err
+		}
+		r.cur = append(r.cur, line...)
+	}
 	for _, rec := range recs {
 		if err := r.record(stream, rec); err != nil {
 			return err
@@ -234,11 +248,15 @@ func (r *RecordWriter) StreamStatus(stream, status string) error {
 	if r.format != FormatAirbyte {
 		return nil
 	}
+	return r.message(r.status(stream, status))
+}
+
+func (r *RecordWriter) status(stream, status string) traceMessage {
 	var m traceMessage
 	m.Type, m.Trace.Type, m.Trace.EmittedAt = "TRACE", "STREAM_STATUS", r.now().UnixMilli()
 	m.Trace.StreamStatus.StreamDescriptor.Name = stream
 	m.Trace.StreamStatus.Status = status
-	return r.message(m)
+	return m
 }
 
 // ErrorTrace is a failed stream, for an airbyte TRACE ERROR message. Both messages must
@@ -276,16 +294,25 @@ func (r *RecordWriter) Control(config map[string]any) error {
 }
 
 func (r *RecordWriter) message(m any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	line, err := encodeMessage(m)
+	if err != nil {
 		return err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.cur = append(r.cur, buf.Bytes()...)
+	r.cur = append(r.cur, line...)
 	return r.out.failed()
+}
+
+// encodeMessage is one protocol message as a line, without HTML escaping.
+func encodeMessage(m any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // EndPage queues what is gathered for writing without waiting for it to be written; the

@@ -16,10 +16,12 @@ import (
 func TestRecordWriterFormats(t *testing.T) {
 	now := func() time.Time { return time.UnixMilli(1700000000123) }
 	raw := []byte(`{"id":12345678901234567890,"h":"<a&b>"}`)
-	tests := []struct{ format, want string }{
-		{FormatRecords, `{"id":12345678901234567890,"h":"<a&b>"}` + "\n"},
-		{FormatEnvelope, `{"stream":"a<b>","data":{"id":12345678901234567890,"h":"<a&b>"}}` + "\n"},
-		{FormatAirbyte, `{"type":"RECORD","record":{"stream":"a<b>","data":{"id":12345678901234567890,"h":"<a&b>"},"emitted_at":1700000000123}}` + "\n"},
+	tests := []struct{ format, first, want string }{
+		{FormatRecords, "", `{"id":12345678901234567890,"h":"<a&b>"}` + "\n"},
+		{FormatEnvelope, "", `{"stream":"a<b>","data":{"id":12345678901234567890,"h":"<a&b>"}}` + "\n"},
+		// airbyte: the stream's RUNNING status before its first record, as the CDK writes it.
+		{FormatAirbyte, `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1700000000123,"stream_status":{"stream_descriptor":{"name":"a<b>"},"status":"RUNNING"}}}` + "\n",
+			`{"type":"RECORD","record":{"stream":"a<b>","data":{"id":12345678901234567890,"h":"<a&b>"},"emitted_at":1700000000123}}` + "\n"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
@@ -35,8 +37,8 @@ func TestRecordWriterFormats(t *testing.T) {
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if got := buf.String(); got != tt.want+tt.want {
-			t.Errorf("%s: %q, want twice %q", tt.format, got, tt.want)
+		if got := buf.String(); got != tt.first+tt.want+tt.want {
+			t.Errorf("%s: %q, want %q then twice %q", tt.format, got, tt.first, tt.want)
 		}
 	}
 }

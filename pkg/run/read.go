@@ -174,11 +174,12 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
 		}
 		done := make(chan struct{})
 		end.AtHead(func() {
-			if st != nil {
-				st.finalCheckpoint(res.Err != nil)
-			}
+			// The stream's status, then its final state, in the CDK's order.
 			if r.hooks.End != nil {
 				r.hooks.End(res)
+			}
+			if st != nil {
+				st.finalCheckpoint(res.Err != nil)
 			}
 			close(done)
 		})
