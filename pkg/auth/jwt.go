@@ -20,7 +20,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"connector/pkg/manifest"
 	"connector/pkg/record"
@@ -470,7 +469,7 @@ func writePyJSON(b *strings.Builder, v any, sorted bool) error {
 	case bool:
 		b.WriteString(strconv.FormatBool(x))
 	case string:
-		writePyString(b, x)
+		template.WritePyJSONString(b, x)
 	case int:
 		b.WriteString(strconv.Itoa(x))
 	case int64:
@@ -529,7 +528,7 @@ func writePyObject(b *strings.Builder, keys []string, m map[string]any, sorted b
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		writePyString(b, k)
+		template.WritePyJSONString(b, k)
 		b.WriteByte(':')
 		if err := writePyJSON(b, m[k], sorted); err != nil {
 			return err
@@ -537,42 +536,6 @@ func writePyObject(b *strings.Builder, keys []string, m map[string]any, sorted b
 	}
 	b.WriteByte('}')
 	return nil
-}
-
-// writePyString writes s as json.dumps does with ensure_ascii: printable ASCII as is,
-// the short escapes, everything else \u with four lowercase hex digits (UTF-16 pairs
-// beyond the BMP).
-func writePyString(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r >= 0x20 && r <= 0x7e:
-				b.WriteRune(r)
-			case r > 0xffff:
-				r1, r2 := utf16.EncodeRune(r)
-				fmt.Fprintf(b, `\u%04x\u%04x`, r1, r2)
-			default:
-				fmt.Fprintf(b, `\u%04x`, r)
-			}
-		}
-	}
-	b.WriteByte('"')
 }
 
 // jwtBearerGrant is the grant type of the OAuth profile assertion flow (RFC 7523).

@@ -265,7 +265,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 			b.WriteString("false")
 		}
 	case string:
-		writeJSONString(b, x)
+		WritePyJSONString(b, x)
 	case json.Number:
 		b.WriteString(string(x))
 	case float64:
@@ -312,7 +312,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				writeJSONString(b, k)
+				WritePyJSONString(b, k)
 				b.WriteString(": ")
 				e, _ := m.Get(k)
 				if err := writeJSON(b, e, depth+1); err != nil {
@@ -327,7 +327,10 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 	return nil
 }
 
-func writeJSONString(b *strings.Builder, s string) {
+// WritePyJSONString writes s as a JSON string the way Python's json.dumps does with
+// ensure_ascii: printable ASCII as is, the short escapes, anything else as \u escapes
+// (UTF-16 pairs beyond the BMP).
+func WritePyJSONString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 	for _, r := range s {
 		switch r {
