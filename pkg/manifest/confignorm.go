@@ -147,7 +147,7 @@ func (l *loader) configTransformation(n *yaml.Node, path string) (*ConfigTransfo
 			return nil, false
 		}
 		for i, fd := range l.list(c, "fields") {
-			f, good := l.configAddedField(fd, fmt.Sprintf("%s[%d]", c.fieldPath("fields"), i))
+			f, good := l.addedField(fd, fmt.Sprintf("%s[%d]", c.fieldPath("fields"), i), nil, configTemplateVars, "ConfigAddFields fields")
 			if !good {
 				ok = false
 				continue
@@ -198,47 +198,6 @@ func (l *loader) configTransformation(n *yaml.Node, path string) (*ConfigTransfo
 		return nil, false
 	}
 	return t, ok
-}
-
-// configAddedField reads an AddedFieldDefinition of ConfigAddFields: its value sees only
-// `config`.
-func (l *loader) configAddedField(n *yaml.Node, path string) (*AddedField, bool) {
-	c, ok := l.component(n, path, nil, "AddedFieldDefinition")
-	if !ok {
-		return nil, false
-	}
-	if c.typ != "AddedFieldDefinition" {
-		l.unsupported(n, path, c.typ, "ConfigAddFields fields")
-		return nil, false
-	}
-	c.checkFields("AddedFieldDefinition")
-	pn, vn := c.require("path"), c.require("value")
-	if pn == nil || vn == nil {
-		return nil, false
-	}
-	segs, good := l.stringList(c, "path")
-	if !good {
-		return nil, false
-	}
-	if len(segs) == 0 {
-		l.at(pn, c.fieldPath("path"), diag.CodeType, "an added field's `path` must name at least one key", "")
-		return nil, false
-	}
-	if vn.Kind != yaml.ScalarNode {
-		l.at(vn, c.fieldPath("value"), diag.CodeType, fmt.Sprintf("`value` must be a string, not %s", kindName(vn)), "")
-		return nil, false
-	}
-	f := &AddedField{Path: segs}
-	l.tmpl(vn, c.fieldPath("value"), "value", configTemplateVars, &f.Value)
-	switch vt := l.plainString(c, "value_type", ""); vt {
-	case "", "string", "number", "integer", "boolean":
-		f.ValueType = vt
-	default:
-		l.at(c.get("value_type"), c.fieldPath("value_type"), diag.CodeType,
-			fmt.Sprintf("`value_type` must be string, number, integer or boolean, not %q", vt), "")
-		return nil, false
-	}
-	return f, true
 }
 
 // configPath reads a list of string templates of `config` (a field path).

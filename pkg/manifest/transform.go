@@ -94,7 +94,7 @@ func (l *loader) transformation(n *yaml.Node, path string, parent *params) (*Tra
 			return nil, false
 		}
 		for i, fd := range fn.Content {
-			f, good := l.addedField(fd, fmt.Sprintf("%s[%d]", c.fieldPath("fields"), i), c.params)
+			f, good := l.addedField(fd, fmt.Sprintf("%s[%d]", c.fieldPath("fields"), i), c.params, addedValueVars, "AddFields fields")
 			if !good {
 				ok = false
 				continue
@@ -177,14 +177,15 @@ func (l *loader) condition(c *comp, t *Transformation) {
 	}
 }
 
-// addedField reads an AddedFieldDefinition.
-func (l *loader) addedField(n *yaml.Node, path string, parent *params) (*AddedField, bool) {
+// addedField reads an AddedFieldDefinition of AddFields (slot "AddFields fields") or of
+// ConfigAddFields; vars are what its value template may read.
+func (l *loader) addedField(n *yaml.Node, path string, parent *params, vars []string, slot string) (*AddedField, bool) {
 	c, ok := l.component(n, path, parent, "AddedFieldDefinition")
 	if !ok {
 		return nil, false
 	}
 	if c.typ != "AddedFieldDefinition" {
-		l.unsupported(n, path, c.typ, "AddFields fields")
+		l.unsupported(n, path, c.typ, slot)
 		return nil, false
 	}
 	c.checkFields("AddedFieldDefinition")
@@ -207,7 +208,7 @@ func (l *loader) addedField(n *yaml.Node, path string, parent *params) (*AddedFi
 		l.at(vn, c.fieldPath("value"), diag.CodeType, fmt.Sprintf("`value` must be a string, not %s", kindName(vn)), "")
 		return nil, false
 	}
-	l.tmpl(vn, c.fieldPath("value"), "value", addedValueVars, &f.Value)
+	l.tmpl(vn, c.fieldPath("value"), "value", vars, &f.Value)
 	switch vt := l.plainString(c, "value_type", ""); vt {
 	case "", "string", "number", "integer", "boolean":
 		f.ValueType = vt
