@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"connector/pkg/record"
@@ -228,8 +229,8 @@ func partitionKey(part *record.Object) (string, *record.Object) {
 func sortKeys(v any) any {
 	switch x := v.(type) {
 	case *record.Object:
-		keys := append([]string{}, x.Keys()...)
-		sortStrings(keys)
+		// Python sorts str keys by code point: the byte order of UTF-8.
+		keys := slices.Sorted(slices.Values(x.Keys()))
 		out := &record.Object{}
 		for _, k := range keys {
 			e, _ := x.Get(k)
@@ -246,25 +247,6 @@ func sortKeys(v any) any {
 		return out
 	}
 	return v
-}
-
-// sortStrings sorts as Python sorts str keys: by code point.
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && lessCodePoints(s[j], s[j-1]); j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
-
-func lessCodePoints(a, b string) bool {
-	ra, rb := []rune(a), []rune(b)
-	for i := 0; i < len(ra) && i < len(rb); i++ {
-		if ra[i] != rb[i] {
-			return ra[i] < rb[i]
-		}
-	}
-	return len(ra) < len(rb)
 }
 
 // fromGlobal is the cursor of a partition not in the state: from the global value less
