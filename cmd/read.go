@@ -157,7 +157,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 					where = " (saved in " + states.out + ")"
 				}
 				mu.Lock()
-				fmt.Fprintf(opts.io.Err, "%s: state %s%s\n", cp.Stream, text, where)
+				fmt.Fprint(opts.io.Err, opts.io.redactor.String(fmt.Sprintf("%s: state %s%s\n", cp.Stream, text, where)))
 				mu.Unlock()
 			}
 		}
