@@ -137,7 +137,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	ro.Warn = func(text string) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintln(opts.io.Err, "note: "+text)
+		fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text))
 	}
 	// A checkpoint comes in output order, once the slice's records are in the output: they
 	// reach stdout before the state file says they were read.

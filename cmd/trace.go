@@ -109,7 +109,7 @@ func traceRun(ctx context.Context, opts *traceOptions) error {
 	ro.Prefetch = opts.flags.prefetch
 	ro.FailFast = opts.flags.failFast
 	ro.ShowRecords = opts.showRecords
-	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, "note: "+text) }
+	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text)) }
 	failed := 0
 	for _, s := range p.streams {
 		res := run.Stream(ctx, ro, s)
