@@ -20,6 +20,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/run"
+	"connector/pkg/template"
 )
 
 // injectedKey is the config key the Airbyte platform puts the definition under.
@@ -206,7 +207,7 @@ func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStre
 // `read --format airbyte`, with stderr silenced: stdout carries every message.
 func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail func(msg, internal string) error) error {
 	starting := "Error starting the sync. This could be due to an invalid configuration or catalog. Error: "
-	names, err := catalogStreams(opts.catalog)
+	configured, err := catalogStreams(opts.catalog)
 	if err != nil {
 		return fail(starting+err.Error(), "")
 	}
@@ -216,15 +217,20 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	}
 	quiet := *opts.io
 	quiet.Err, quiet.errTTY = io.Discard, false
-	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte}
+	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, summarize: true}
 	ro.flags.prefetch = 1
 	p.streams = nil
-	for _, name := range names {
-		if s := p.def.Stream(name); s != nil {
-			p.streams = append(p.streams, s)
-		} else {
-			ro.missing = append(ro.missing, name)
+	for _, cs := range configured {
+		s := p.def.Stream(cs.Stream.Name)
+		if s == nil {
+			ro.missing = append(ro.missing, cs.Stream.Name)
+			continue
 		}
+		s, err := withCatalogCursor(s, cs)
+		if err != nil {
+			return fail(starting+err.Error(), "")
+		}
+		p.streams = append(p.streams, s)
 	}
 	err = readStreams(ctx, ro, p, states)
 	var ie *invalidError
@@ -234,27 +240,50 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	return err
 }
 
-// catalogStreams are the names of a configured catalog's streams, in its order.
-func catalogStreams(path string) ([]string, error) {
+// configuredStream is a configured catalog's entry: the stream's name and the cursor
+// field the user picked (used where the definition allows a catalog-defined cursor).
+type configuredStream struct {
+	Stream struct {
+		Name string `json:"name"`
+	} `json:"stream"`
+	CursorField []string `json:"cursor_field"`
+}
+
+// catalogStreams are a configured catalog's streams, in its order.
+func catalogStreams(path string) ([]configuredStream, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the catalog: %s", pathError(err))
 	}
 	var catalog struct {
-		Streams []struct {
-			Stream struct {
-				Name string `json:"name"`
-			} `json:"stream"`
-		} `json:"streams"`
+		Streams []configuredStream `json:"streams"`
 	}
 	if err := json.Unmarshal(b, &catalog); err != nil {
 		return nil, fmt.Errorf("could not read json file %s: %v", path, err)
 	}
-	names := make([]string, len(catalog.Streams))
-	for i, s := range catalog.Streams {
-		names[i] = s.Stream.Name
+	return catalog.Streams, nil
+}
+
+// withCatalogCursor is s reading cs's cursor field when its incremental_sync allows a
+// catalog-defined cursor field and the catalog names one (a cursor_field of [""] is none,
+// as the platform sometimes writes it); s itself is left as it is.
+func withCatalogCursor(s *manifest.Stream, cs configuredStream) (*manifest.Stream, error) {
+	inc := s.Incremental
+	if inc == nil || !inc.AllowCatalogCursor || len(cs.CursorField) == 0 || cs.CursorField[0] == "" {
+		return s, nil
 	}
-	return names, nil
+	if len(cs.CursorField) > 1 {
+		return nil, fmt.Errorf("the `%s` stream does not support nested cursor_field. Please specify only a single cursor_field for the stream in the configured catalog", s.Name)
+	}
+	field, err := template.Compile(cs.CursorField[0], nil)
+	if err != nil || !field.IsLiteral() {
+		return nil, fmt.Errorf("the `%s` stream's cursor_field %q in the configured catalog is not a plain field name", s.Name, cs.CursorField[0])
+	}
+	ci := *inc
+	ci.CursorField = field
+	cs2 := *s
+	cs2.Incremental = &ci
+	return &cs2, nil
 }
 
 // cursorOf is a stream's cursor field rendered with the config ("" without

@@ -13,6 +13,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/run"
+	"connector/pkg/template"
 )
 
 type readOptions struct {
@@ -24,6 +25,9 @@ type readOptions struct {
 	// missing are streams asked for that the definition lacks: an INCOMPLETE status each
 	// before any other message (airbyte read, as the CDK does for its catalog).
 	missing []string
+	// summarize ends a read in which streams failed with one more TRACE ERROR naming them
+	// all, without a stream, as the CDK's concurrent read does (airbyte read).
+	summarize bool
 }
 
 func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
@@ -165,6 +169,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	failed, ended := 0, 0
+	var failures []string // "stream: repr of the cause", for the closing summary
 	var stopErr error // an interrupt or a closed stdout: the read ends
 	// The hooks run in output order, when the stream's place in stdout is reached: its
 	// start before its records, its end after them.
@@ -209,7 +214,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 					msg = fmt.Sprintf("%v (%d of %s failed; %s written)", res.Err, res.FailedSlices,
 						plural(res.Slices, "slice"), plural(res.Records, "record"))
 				}
-				out.Error(failureTrace(opts.io, res.Stream, msg, res.Err))
+				trace := failureTrace(opts.io, res.Stream, msg, res.Err)
+				out.Error(trace)
+				failures = append(failures, res.Stream+": AirbyteTracedException("+template.PyRepr(trace.InternalMessage)+")")
 				out.StreamStatus(res.Stream, "INCOMPLETE")
 				out.Flush()
 				opts.io.printError(errors.New(msg))
@@ -241,6 +248,14 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 		return stopErr
 	}
 	if failed > 0 {
+		if opts.summarize {
+			out.Error(output.ErrorTrace{
+				Message:         "During the sync, the following streams did not sync successfully: " + strings.Join(failures, "\n"),
+				InternalMessage: "Concurrent read failure",
+				FailureType:     "config_error",
+			})
+			out.Flush()
+		}
 		if skipped := len(p.streams) - ended; skipped > 0 {
 			fmt.Fprintf(opts.io.Err, "--fail-fast: stopped at the first failure; %s not read\n", plural(skipped, "stream"))
 		} else if len(p.streams) > 1 {

@@ -211,12 +211,10 @@ type (
 			Type      string `json:"type"`
 			EmittedAt int64  `json:"emitted_at"`
 			Error     struct {
-				Message          string `json:"message"`
-				InternalMessage  string `json:"internal_message,omitempty"`
-				FailureType      string `json:"failure_type"`
-				StreamDescriptor struct {
-					Name string `json:"name"`
-				} `json:"stream_descriptor"`
+				Message          string      `json:"message"`
+				InternalMessage  string      `json:"internal_message,omitempty"`
+				FailureType      string      `json:"failure_type"`
+				StreamDescriptor *descriptor `json:"stream_descriptor,omitempty"`
 			} `json:"error"`
 		} `json:"trace"`
 	}
@@ -269,7 +267,13 @@ type ErrorTrace struct {
 	FailureType string
 }
 
-// Error writes an airbyte TRACE message of type ERROR for a failed stream.
+// descriptor is a protocol StreamDescriptor.
+type descriptor struct {
+	Name string `json:"name"`
+}
+
+// Error writes an airbyte TRACE message of type ERROR for a failed stream, or for the whole
+// read when e.Stream is "" (no stream_descriptor).
 func (r *RecordWriter) Error(e ErrorTrace) error {
 	if r.format != FormatAirbyte {
 		return nil
@@ -278,7 +282,9 @@ func (r *RecordWriter) Error(e ErrorTrace) error {
 	m.Type, m.Trace.Type, m.Trace.EmittedAt = "TRACE", "ERROR", r.now().UnixMilli()
 	m.Trace.Error.Message, m.Trace.Error.InternalMessage = e.Message, e.InternalMessage
 	m.Trace.Error.FailureType = e.FailureType
-	m.Trace.Error.StreamDescriptor.Name = e.Stream
+	if e.Stream != "" {
+		m.Trace.Error.StreamDescriptor = &descriptor{Name: e.Stream}
+	}
 	return r.message(m)
 }
 
