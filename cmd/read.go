@@ -170,7 +170,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	defer stop()
 	failed, ended := 0, 0
 	var failures []string // "stream: repr of the cause", for the closing summary
-	var stopErr error // an interrupt or a closed stdout: the read ends
+	var stopErr error     // an interrupt or a closed stdout: the read ends
 	// The hooks run in output order, when the stream's place in stdout is reached: its
 	// start before its records, its end after them.
 	hooks := run.Hooks{
