@@ -198,3 +198,14 @@ func yamlToJSON(src []byte) (string, error) {
 	err := walk(&doc)
 	return b.String(), err
 }
+
+// An image built on the Dockerfile's with a definition inside sets CONNECTOR_MANIFEST_PATH:
+// the platform's plain `spec` (no arguments but the command) then answers its spec.
+func TestAirbyteManifestPathFromEnvironment(t *testing.T) {
+	env := testEnv(map[string]string{"CONNECTOR_MANIFEST_PATH": "../definitions/no-auth.yaml"})
+	res := runCLIEnv(t, env, "", "airbyte", "spec")
+	if res.Code != 0 || res.Stderr != "" {
+		t.Fatalf("spec: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	golden(t, "airbyte/no-auth.spec.golden", res.Stdout)
+}
