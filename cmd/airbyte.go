@@ -177,15 +177,33 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 }
 
 // airbyteCheck is check's CONNECTION_STATUS: the first page of each stream the check
-// component names, stopping at the first that fails, as the CDK's CheckStream does.
+// component names, stopping at the first that fails, as the CDK's CheckStream does. As in
+// the CDK, the reason of a FAILED status is Python's repr() of the checker's message, after
+// a WARN and an ERROR log.
 func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStreams) error {
+	failed := func(reason string) error {
+		reason = s.redactor.String(reason)
+		if err := w.Log("WARN", reason); err != nil {
+			return err
+		}
+		if err := w.Log("ERROR", "Check failed"); err != nil {
+			return err
+		}
+		return w.ConnectionStatus(false, template.PyRepr(reason))
+	}
+	succeeded := func() error {
+		if err := w.Log("INFO", "Check succeeded"); err != nil {
+			return err
+		}
+		return w.ConnectionStatus(true, "")
+	}
 	streams := checkTargets(p.def)
 	if cd := p.def.CheckDynamic; cd != nil {
 		if len(streams) == 0 {
-			return w.ConnectionStatus(false, "No streams to connect to from source")
+			return failed("No streams to connect to from source")
 		}
 		if !cd.UseCheckAvailability {
-			return w.ConnectionStatus(true, "")
+			return succeeded()
 		}
 		streams = streams[:min(cd.StreamCount, len(streams))]
 	}
@@ -197,10 +215,10 @@ func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStre
 			return res.Err
 		}
 		if res.Err != nil {
-			return w.ConnectionStatus(false, s.redactor.String(fmt.Sprintf("Stream %s is not available: %s", st.Name, failureReason(res.Err, st))))
+			return failed(fmt.Sprintf("Stream %s is not available: %s", st.Name, failureReason(res.Err, st)))
 		}
 	}
-	return w.ConnectionStatus(true, "")
+	return succeeded()
 }
 
 // airbyteRead reads the catalog's streams through readStreams, the code of
@@ -217,7 +235,7 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	}
 	quiet := *opts.io
 	quiet.Err, quiet.errTTY = io.Discard, false
-	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, summarize: true}
+	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, protocol: true}
 	ro.flags.prefetch = 1
 	p.streams = nil
 	for _, cs := range configured {

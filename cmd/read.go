@@ -25,9 +25,11 @@ type readOptions struct {
 	// missing are streams asked for that the definition lacks: an INCOMPLETE status each
 	// before any other message (airbyte read, as the CDK does for its catalog).
 	missing []string
-	// summarize ends a read in which streams failed with one more TRACE ERROR naming them
-	// all, without a stream, as the CDK's concurrent read does (airbyte read).
-	summarize bool
+	// protocol is the read of the Airbyte entry point (airbyte read): LOG messages where the
+	// CDK writes them (a stream's start, RUNNING and end, notes as warnings), and a read in
+	// which streams failed ends with one more TRACE ERROR naming them all, without a stream,
+	// as the CDK's concurrent read does.
+	protocol bool
 }
 
 func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
@@ -127,6 +129,15 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	}
 	defer out.Close() // every stream's end already waited for its records to be written
 	widenPipe(opts.io.Out)
+	logf := func(level, format string, args ...any) {
+		if opts.protocol {
+			out.Log(level, opts.io.redactor.String(fmt.Sprintf(format, args...)))
+		}
+	}
+	if opts.protocol {
+		out.LogStatuses()
+	}
+	logf("INFO", "Starting syncing")
 	for _, name := range opts.missing {
 		out.StreamStatus(name, "INCOMPLETE")
 	}
@@ -142,6 +153,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text))
+		logf("WARN", "%s", text)
 	}
 	// A checkpoint comes in output order, once the slice's records are in the output: they
 	// reach stdout before the state file says they were read.
@@ -174,7 +186,11 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	// The hooks run in output order, when the stream's place in stdout is reached: its
 	// start before its records, its end after them.
 	hooks := run.Hooks{
-		Start: func(s *manifest.Stream) { out.StreamStatus(s.Name, "STARTED") },
+		Start: func(s *manifest.Stream) {
+			logf("INFO", "Marking stream %s as STARTED", s.Name)
+			logf("INFO", "Syncing stream: %s", s.Name)
+			out.StreamStatus(s.Name, "STARTED")
+		},
 		End: func(res run.Result) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -188,6 +204,11 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 					fmt.Fprintf(opts.io.Err, "note: %s: %s waited %s in total for the API budget: %s\n",
 						res.Stream, plural(t.Requests, "request"), t.Wait.Round(time.Millisecond), strings.Join(t.Policies, "; "))
 				}
+			}
+			stopped := func() {
+				logf("INFO", "Read %d records from %s stream", res.Records, res.Stream)
+				logf("INFO", "Marking stream %s as STOPPED", res.Stream)
+				logf("INFO", "Finished syncing %s", res.Stream)
 			}
 			for _, sk := range res.Skipped {
 				fmt.Fprintf(opts.io.Err, "note: %s: %s of the parent stream %s had no value at %s and gave no partition\n",
@@ -215,7 +236,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 						plural(res.Slices, "slice"), plural(res.Records, "record"))
 				}
 				trace := failureTrace(opts.io, res.Stream, msg, res.Err)
+				logf("ERROR", "Exception while syncing stream %s: %s", res.Stream, trace.InternalMessage)
 				out.Error(trace)
+				stopped()
 				failures = append(failures, res.Stream+": AirbyteTracedException("+template.PyRepr(trace.InternalMessage)+")")
 				out.StreamStatus(res.Stream, "INCOMPLETE")
 				out.Flush()
@@ -224,6 +247,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 					stop()
 				}
 			default:
+				stopped()
 				out.StreamStatus(res.Stream, "COMPLETE")
 				if err := out.Flush(); err != nil {
 					stopErr = err
@@ -248,9 +272,12 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 		return stopErr
 	}
 	if failed > 0 {
-		if opts.summarize {
+		if opts.protocol {
+			summary := "During the sync, the following streams did not sync successfully: " + strings.Join(failures, "\n")
+			logf("INFO", "%s", summary)
+			logf("FATAL", "%s", summary)
 			out.Error(output.ErrorTrace{
-				Message:         "During the sync, the following streams did not sync successfully: " + strings.Join(failures, "\n"),
+				Message:         summary,
 				InternalMessage: "Concurrent read failure",
 				FailureType:     "config_error",
 			})
@@ -266,6 +293,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	logf("INFO", "Finished syncing")
 	return nil
 }
 

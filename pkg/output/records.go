@@ -40,6 +40,17 @@ type RecordWriter struct {
 	// running holds the streams whose RUNNING status is written (airbyte: before their
 	// first record, as the CDK writes it).
 	running map[string]bool
+	// logs adds the CDK's LOG message before each RUNNING status (see LogStatuses).
+	logs bool
+}
+
+// LogStatuses makes an airbyte writer write the LOG message the CDK writes before a
+// stream's RUNNING status ("Marking stream books as RUNNING"), as the protocol entry point
+// does.
+func (r *RecordWriter) LogStatuses() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logs = true
 }
 
 // NewRecordWriter writes to w in the given format. now stamps airbyte messages.
@@ -67,6 +78,15 @@ func (r *RecordWriter) Records(stream string, recs []record.Record) error {
 			r.running = map[string]bool{}
 		}
 		r.running[stream] = true
+		if r.logs {
+			var m logMessage
+			m.Type, m.Log.Level, m.Log.Message = "LOG", "INFO", "Marking stream "+stream+" as RUNNING"
+			line, err := encodeMessage(m)
+			if err != nil {
+				return err
+			}
+			r.cur = append(r.cur, line...)
+		}
 		line, err := encodeMessage(r.status(stream, "RUNNING"))
 		if err != nil {
 			return err
