@@ -488,7 +488,7 @@ func TestSettingsFileErrors(t *testing.T) {
 			stderr: "error: settings file SETTINGS: larger than 1 MiB (a limit of connector)\n"},
 		{name: "a settings file whose aliases explode", args: read, code: 2,
 			settings: "a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\n",
-			stderr: "error: settings file SETTINGS: line 5: more nodes than the limit once the aliases are expanded (a limit of connector)\n"},
+			stderr:   "error: settings file SETTINGS: line 5: more nodes than the limit once the aliases are expanded (a limit of connector)\n"},
 		{name: "a settings file of an unknown format", args: []string{"read", "DEF", "--settings", "settings.ini"}, code: 2,
 			stderr: "error: settings file settings.ini: name it .yaml, .yml, .json or .toml, after its format\n"},
 	})
