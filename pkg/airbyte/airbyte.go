@@ -83,7 +83,7 @@ func primaryKey(pk any) [][]string {
 			case string:
 				out = append(out, []string{e})
 			case []any:
-				var path []string
+				path := []string{} // [] for an empty path, never null
 				for _, p := range e {
 					if ps, ok := p.(string); ok {
 						path = append(path, ps)
@@ -137,8 +137,8 @@ type (
 	errorMessage struct {
 		Type  string `json:"type"`
 		Trace struct {
-			Type      string  `json:"type"`
-			EmittedAt float64 `json:"emitted_at"`
+			Type      string `json:"type"`
+			EmittedAt int64  `json:"emitted_at"`
 			Error     struct {
 				Message         string `json:"message"`
 				InternalMessage string `json:"internal_message,omitempty"`
@@ -178,7 +178,7 @@ func (w *Writer) Catalog(streams []Stream) error {
 func (w *Writer) Error(message, internal, failureType string) error {
 	var m errorMessage
 	m.Type, m.Trace.Type = "TRACE", "ERROR"
-	m.Trace.EmittedAt = float64(w.Now().UnixMilli())
+	m.Trace.EmittedAt = w.Now().UnixMilli()
 	m.Trace.Error.Message, m.Trace.Error.InternalMessage = message, internal
 	m.Trace.Error.FailureType = failureType
 	return w.write(m)
