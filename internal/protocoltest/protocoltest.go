@@ -10,6 +10,7 @@ package protocoltest
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -66,9 +67,10 @@ func Check(tb testing.TB, out string) {
 }
 
 // Validate checks out, what a run wrote on stdout in the Airbyte protocol: lines each ended
-// by a newline, each one JSON object that is a valid AirbyteMessage. Nothing (a run that
-// wrote no message) is valid. The error names every line that is not, by number, with each
-// reason: the place in the message, what is wrong there, and the schema's keyword.
+// by a newline, each one JSON object that is a valid AirbyteMessage, and the stream statuses
+// in the order the protocol gives them (see sequence). Nothing (a run that wrote no message)
+// is valid. The error names every line that is not, by number, with each reason: for the
+// schema, the place in the message, what is wrong there, and the schema's keyword.
 func Validate(out string) error {
 	sch, err := messageSchemaOf()
 	if err != nil {
@@ -81,8 +83,13 @@ func Validate(out string) error {
 	if !strings.HasSuffix(out, "\n") {
 		problems = append(problems, "the last line has no newline")
 	}
+	var seq sequence
 	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		if err := validateLine(sch, line); err != nil {
+		err := validateLine(sch, line)
+		if err == nil {
+			err = seq.next(line)
+		}
+		if err != nil {
 			problems = append(problems, fmt.Sprintf("line %d: %v", i+1, err))
 		}
 	}
@@ -131,4 +138,76 @@ func reasons(e *jsonschema.ValidationError) []string {
 		keyword = strings.TrimSuffix(keyword, "/") + "/" + strings.Join(kp, "/")
 	}
 	return []string{fmt.Sprintf("at /%s: %s (%s)", strings.Join(e.InstanceLocation, "/"), e.ErrorKind.LocalizedString(printer), keyword)}
+}
+
+// sequence follows the stream statuses of a read, which the schema cannot see across lines:
+// the protocol's stream status lifecycle, as the CDK writes it. A stream starts (STARTED)
+// once, runs (RUNNING) once after it started and before its first RECORD, and ends once:
+// COMPLETE after it started, or INCOMPLETE (also for a stream of the catalog that never
+// started). No RECORD of a stream comes before it runs or after it ends.
+type sequence struct {
+	status map[string]string // the last status of each stream
+}
+
+func (s *sequence) next(line string) error {
+	var m struct {
+		Type   string
+		Record struct {
+			Stream, Namespace string
+		}
+		Trace struct {
+			Type         string
+			StreamStatus struct {
+				StreamDescriptor struct{ Name, Namespace string } `json:"stream_descriptor"`
+				Status           string
+			} `json:"stream_status"`
+		}
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		return err
+	}
+	if s.status == nil {
+		s.status = map[string]string{}
+	}
+	switch {
+	case m.Type == "RECORD":
+		name := streamName(m.Record.Stream, m.Record.Namespace)
+		switch st := s.status[name]; st {
+		case "RUNNING":
+			return nil
+		case "":
+			return fmt.Errorf("a RECORD of stream %s, which has no RUNNING status before it", name)
+		default:
+			return fmt.Errorf("a RECORD of stream %s after its %s status, not RUNNING", name, st)
+		}
+	case m.Type == "TRACE" && m.Trace.Type == "STREAM_STATUS":
+		d := m.Trace.StreamStatus.StreamDescriptor
+		name, to := streamName(d.Name, d.Namespace), m.Trace.StreamStatus.Status
+		from := s.status[name]
+		allowed := map[string][]string{
+			"STARTED":    {""},
+			"RUNNING":    {"STARTED"},
+			"COMPLETE":   {"STARTED", "RUNNING"},
+			"INCOMPLETE": {"", "STARTED", "RUNNING"},
+		}[to]
+		s.status[name] = to // reported once, not again at each record after it
+		for _, a := range allowed {
+			if from == a {
+				return nil
+			}
+		}
+		if from == "" {
+			return fmt.Errorf("stream %s is %s without a STARTED status before", name, to)
+		}
+		return fmt.Errorf("stream %s is %s after %s", name, to, from)
+	}
+	return nil
+}
+
+// streamName is a stream's name, with its namespace when it has one.
+func streamName(name, namespace string) string {
+	if namespace != "" {
+		return fmt.Sprintf("%q (namespace %q)", name, namespace)
+	}
+	return fmt.Sprintf("%q", name)
 }

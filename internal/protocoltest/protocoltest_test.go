@@ -6,10 +6,16 @@ import (
 	"testing"
 )
 
-// One message of every type and kind the protocol has, as a source writes them.
+// One message of every type and kind the protocol has, as a source writes them, in an
+// order the stream statuses allow.
 var valid = []string{
+	started,
+	running,
 	`{"type":"RECORD","record":{"stream":"books","data":{"id":1},"emitted_at":1700000000000}}`,
+	`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1700000000000,"stream_status":{"stream_descriptor":{"name":"books","namespace":"ns"},"status":"STARTED"}}}`,
+	`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1700000000000,"stream_status":{"stream_descriptor":{"name":"books","namespace":"ns"},"status":"RUNNING"}}}`,
 	`{"type":"RECORD","record":{"namespace":"ns","stream":"books","data":{},"emitted_at":1700000000000,"meta":{"changes":[{"field":"title","change":"NULLED","reason":"SOURCE_FIELD_SIZE_LIMITATION"}]}}}`,
+	`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1700000000000,"stream_status":{"stream_descriptor":{"name":"books","namespace":"ns"},"status":"COMPLETE"}}}`,
 	`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"books"},"stream_state":{"updated_at":"2024-01-01"}},"sourceStats":{"recordCount":2.0}}}`,
 	`{"type":"STATE","state":{"type":"GLOBAL","global":{"shared_state":{"cdc":1},"stream_states":[{"stream_descriptor":{"name":"books","namespace":"ns"}}]}}}`,
 	`{"type":"STATE","state":{"type":"LEGACY","data":{"books":{"updated_at":"2024-01-01"}}}}`,
@@ -23,6 +29,12 @@ var valid = []string{
 	`{"type":"TRACE","trace":{"type":"ANALYTICS","emitted_at":1700000000000,"analytics":{"type":"cursor-used","value":"2"}}}`,
 	`{"type":"CONTROL","control":{"type":"CONNECTOR_CONFIG","emitted_at":1700000000000,"connectorConfig":{"config":{"refresh_token":"new"}}}}`,
 }
+
+// The statuses of the stream books before its records.
+const (
+	started = `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1700000000000,"stream_status":{"stream_descriptor":{"name":"books"},"status":"STARTED"}}}`
+	running = `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1700000000000,"stream_status":{"stream_descriptor":{"name":"books"},"status":"RUNNING"}}}`
+)
 
 func TestValidAcceptsEveryMessageType(t *testing.T) {
 	if err := Validate(strings.Join(valid, "\n") + "\n"); err != nil {
@@ -96,9 +108,9 @@ func TestValidateReportsEveryBrokenLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// The broken line is the second, after a valid one.
-			err := Validate(valid[0] + "\n" + tt.line + "\n")
-			want := "line 2: " + tt.want
+			// The broken line is the third, after the statuses of a running stream.
+			err := Validate(started + "\n" + running + "\n" + tt.line + "\n")
+			want := "line 3: " + tt.want
 			if err == nil || err.Error() != want {
 				t.Errorf("got  %v\nwant %s", err, want)
 			}
@@ -107,21 +119,67 @@ func TestValidateReportsEveryBrokenLine(t *testing.T) {
 }
 
 func TestValidateWantsTheLastNewline(t *testing.T) {
-	err := Validate(valid[0] + "\n" + valid[5])
+	err := Validate(started + "\n" + running)
 	if want := "the last line has no newline"; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// The statuses of a stream come in the protocol's order, and its records while it runs.
+func TestValidateFollowsTheStreamStatuses(t *testing.T) {
+	status := func(name, st string) string {
+		return `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1,"stream_status":{"stream_descriptor":{"name":"` + name + `"},"status":"` + st + `"}}}`
+	}
+	record := func(name string) string {
+		return `{"type":"RECORD","record":{"stream":"` + name + `","data":{},"emitted_at":1}}`
+	}
+	state := `{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"a"}}}}`
+	tests := []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"a whole read", []string{status("a", "STARTED"), status("a", "RUNNING"), record("a"), state, status("a", "COMPLETE"), state,
+			status("b", "STARTED"), status("b", "COMPLETE")}, ""},
+		{"a failed stream", []string{status("a", "STARTED"), status("a", "RUNNING"), record("a"), status("a", "INCOMPLETE")}, ""},
+		{"a stream of the catalog the source lacks", []string{status("a", "INCOMPLETE")}, ""},
+		{"a record before RUNNING", []string{status("a", "STARTED"), record("a")},
+			`line 2: a RECORD of stream "a" after its STARTED status, not RUNNING`},
+		{"a record of a stream never started", []string{record("a")},
+			`line 1: a RECORD of stream "a", which has no RUNNING status before it`},
+		{"a record of another stream", []string{status("a", "STARTED"), status("a", "RUNNING"), record("b")},
+			`line 3: a RECORD of stream "b", which has no RUNNING status before it`},
+		{"a record after the end", []string{status("a", "STARTED"), status("a", "RUNNING"), status("a", "COMPLETE"), record("a")},
+			`line 4: a RECORD of stream "a" after its COMPLETE status, not RUNNING`},
+		{"RUNNING twice", []string{status("a", "STARTED"), status("a", "RUNNING"), status("a", "RUNNING")},
+			`line 3: stream "a" is RUNNING after RUNNING`},
+		{"RUNNING before STARTED", []string{status("a", "RUNNING")},
+			`line 1: stream "a" is RUNNING without a STARTED status before`},
+		{"COMPLETE without STARTED", []string{status("a", "COMPLETE")},
+			`line 1: stream "a" is COMPLETE without a STARTED status before`},
+		{"two ends", []string{status("a", "STARTED"), status("a", "INCOMPLETE"), status("a", "COMPLETE")},
+			`line 3: stream "a" is COMPLETE after INCOMPLETE`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Validate(strings.Join(tt.lines, "\n") + "\n")
+			if got := fmt.Sprint(err); tt.want == "" && err != nil || tt.want != "" && got != tt.want {
+				t.Errorf("got  %v\nwant %s", err, tt.want)
+			}
+		})
 	}
 }
 
 // Check fails the test and shows the output.
 func TestCheckFailsTheTest(t *testing.T) {
 	var rec recorder
-	Check(&rec, valid[0]+"\n")
+	Check(&rec, started+"\n")
 	if rec.failed {
 		t.Errorf("valid output failed: %s", rec.msg)
 	}
-	Check(&rec, `{"type":"RECORD"}`+"\n")
-	want := "stdout is not the Airbyte protocol:\nline 1: at /: missing property 'record' (airbyte_message.schema.json#/allOf/1/then/required)\n--- stdout ---\n{\"type\":\"RECORD\"}\n"
+	Check(&rec, `{"type":"RECORD"}`+"\n"+started+"\n"+started+"\n")
+	want := "stdout is not the Airbyte protocol:\nline 1: at /: missing property 'record' (airbyte_message.schema.json#/allOf/1/then/required)\n" +
+		"line 3: stream \"books\" is STARTED after STARTED\n--- stdout ---\n{\"type\":\"RECORD\"}\n" + started + "\n" + started + "\n"
 	if !rec.failed || rec.msg != want {
 		t.Errorf("failed %v with %q, want %q", rec.failed, rec.msg, want)
 	}
