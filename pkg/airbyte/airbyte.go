@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/url"
 	"time"
 
 	"connector/pkg/manifest"
@@ -23,11 +24,15 @@ type Spec struct {
 }
 
 // SpecOf is the spec of a definition; a definition without spec has an empty object schema.
+// A documentation_url that is not an absolute URL is left out (the definition's validation
+// warns about it): the protocol's documentationUrl is a URI.
 func SpecOf(def *manifest.Definition) Spec {
 	s := Spec{
 		ConnectionSpecification: ordered(def.SpecJSON.ConnectionSpec),
-		DocumentationURL:        def.SpecJSON.DocumentationURL,
 		AdvancedAuth:            ordered(def.SpecJSON.AdvancedAuth),
+	}
+	if u, err := url.Parse(def.SpecJSON.DocumentationURL); err == nil && u.IsAbs() {
+		s.DocumentationURL = def.SpecJSON.DocumentationURL
 	}
 	if s.ConnectionSpecification == nil {
 		s.ConnectionSpecification = map[string]any{}

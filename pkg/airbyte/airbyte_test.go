@@ -41,3 +41,19 @@ func TestWriterMessages(t *testing.T) {
 	}
 	protocoltest.Check(t, buf.String())
 }
+
+// The protocol's documentationUrl is a URI: a definition's documentation_url without a
+// scheme is left out of the spec (its validation warns), an absolute one is kept.
+func TestSpecOfDocumentationURL(t *testing.T) {
+	for url, want := range map[string]string{
+		"https://docs.example.com/s": "https://docs.example.com/s",
+		"docs.example.com/s":         "",
+		"":                           "",
+	} {
+		def := &manifest.Definition{}
+		def.SpecJSON.DocumentationURL = url
+		if got := SpecOf(def).DocumentationURL; got != want {
+			t.Errorf("%q: documentationUrl %q, want %q", url, got, want)
+		}
+	}
+}
