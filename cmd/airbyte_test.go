@@ -118,6 +118,7 @@ func TestAirbyteConfigErrors(t *testing.T) {
 	bad := writeFile(t, "bad.json", `{"base_url":5}`)
 	noManifest := writeFile(t, "config.json", `{"base_url":"x"}`)
 	notJSON := writeFile(t, "broken.json", `{"base_url":`)
+	badDef := writeFile(t, "def.yaml", "version: 6.0.0\ntype: DeclarativeSource\nstreams:\n  - type: DeclarativeStream\n    nme: x\n")
 	cases := []struct {
 		name string
 		args []string
@@ -129,6 +130,8 @@ func TestAirbyteConfigErrors(t *testing.T) {
 			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: invalid config: ` + "`__injected_declarative_manifest`" + ` should be provided at the root of the config or using the --manifest-path argument; config only has keys: [base_url]","failure_type":"config_error"`},
 		{"config not JSON", []string{"check", "--manifest-path", def, "--config", notJSON},
 			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: could not read json file ` + notJSON + `: it is not a JSON object","failure_type":"config_error"`},
+		{"invalid definition", []string{"spec", "--manifest-path", badDef},
+			`"message":"Invalid definition: DeclarativeStream is missing the required field ` + "`name`" + `","failure_type":"config_error"`},
 		{"config missing", []string{"check", "--manifest-path", def, "--config", "/nonexistent/config.json"},
 			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: cannot read the config: /nonexistent/config.json: no such file or directory","failure_type":"config_error"`},
 	}
