@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/url"
 	"time"
 
 	"connector/pkg/manifest"
@@ -23,11 +24,15 @@ type Spec struct {
 }
 
 // SpecOf is the spec of a definition; a definition without spec has an empty object schema.
+// A documentation_url that is not an absolute URL is left out (the definition's validation
+// warns about it): the protocol's documentationUrl is a URI.
 func SpecOf(def *manifest.Definition) Spec {
 	s := Spec{
 		ConnectionSpecification: ordered(def.SpecJSON.ConnectionSpec),
-		DocumentationURL:        def.SpecJSON.DocumentationURL,
 		AdvancedAuth:            ordered(def.SpecJSON.AdvancedAuth),
+	}
+	if u, err := url.Parse(def.SpecJSON.DocumentationURL); err == nil && u.IsAbs() {
+		s.DocumentationURL = def.SpecJSON.DocumentationURL
 	}
 	if s.ConnectionSpecification == nil {
 		s.ConnectionSpecification = map[string]any{}
@@ -83,7 +88,7 @@ func primaryKey(pk any) [][]string {
 			case string:
 				out = append(out, []string{e})
 			case []any:
-				var path []string
+				path := []string{} // [] for an empty path, never null
 				for _, p := range e {
 					if ps, ok := p.(string); ok {
 						path = append(path, ps)
@@ -137,8 +142,8 @@ type (
 	errorMessage struct {
 		Type  string `json:"type"`
 		Trace struct {
-			Type      string  `json:"type"`
-			EmittedAt float64 `json:"emitted_at"`
+			Type      string `json:"type"`
+			EmittedAt int64  `json:"emitted_at"`
 			Error     struct {
 				Message         string `json:"message"`
 				InternalMessage string `json:"internal_message,omitempty"`
@@ -192,7 +197,7 @@ func (w *Writer) Log(level, message string) error {
 func (w *Writer) Error(message, internal, failureType string) error {
 	var m errorMessage
 	m.Type, m.Trace.Type = "TRACE", "ERROR"
-	m.Trace.EmittedAt = float64(w.Now().UnixMilli())
+	m.Trace.EmittedAt = w.Now().UnixMilli()
 	m.Trace.Error.Message, m.Trace.Error.InternalMessage = message, internal
 	m.Trace.Error.FailureType = failureType
 	return w.write(m)
