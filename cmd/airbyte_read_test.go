@@ -262,3 +262,51 @@ func TestAirbyteReadControl(t *testing.T) {
 		t.Errorf("requests %q, want %q", urls, want)
 	}
 }
+
+// With the definition inside the config, a CONTROL message's config carries it back, as the
+// CDK's (whose config is the whole file the platform passed).
+func TestAirbyteReadControlKeepsTheInjectedManifest(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/oauth/rotating/token" {
+			_, _ = w.Write([]byte(`{"access_token":"access-2","refresh_token":"refresh-2","expires_in":3600}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"data":[{"id":1,"title":"Dune"}]}`))
+	})
+	src, err := os.ReadFile("../definitions/oauth-rotating-refresh-token.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := yamlToJSON(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","client_id":"demo-client","client_secret":"demo-secret",`+
+		`"credentials":{"refresh_token":"refresh-1","access_token":"access-1","token_expiry_date":"2020-01-01T00:00:00Z"},`+
+		`"__injected_declarative_manifest":`+manifest+`}`)
+	res := runCLIEnv(t, env, "", "airbyte", "read", "--config", config, "--catalog", catalog(t, "books"))
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stdout)
+	}
+	var control struct {
+		Control struct {
+			ConnectorConfig struct {
+				Config map[string]json.RawMessage `json:"config"`
+			} `json:"connectorConfig"`
+		} `json:"control"`
+	}
+	for _, line := range strings.Split(res.Stdout, "\n") {
+		if strings.HasPrefix(line, `{"type":"CONTROL"`) {
+			if err := json.Unmarshal([]byte(line), &control); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cfg := control.Control.ConnectorConfig.Config
+	if string(cfg["__injected_declarative_manifest"]) != manifest || !strings.Contains(string(cfg["credentials"]), `"refresh-2"`) {
+		t.Errorf("CONTROL config: manifest %.80s…, credentials %s", cfg["__injected_declarative_manifest"], cfg["credentials"])
+	}
+}
