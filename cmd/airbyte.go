@@ -113,6 +113,9 @@ exit 1.`,
 func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 	w := &airbyte.Writer{W: opts.io.Out, Now: opts.env.clock()}
 	fail := func(msg, internal string) error {
+		if err := w.Log("FATAL", opts.io.redactor.String(msg)); err != nil {
+			return err
+		}
 		if err := w.Error(opts.io.redactor.String(msg), opts.io.redactor.String(internal), "config_error"); err != nil {
 			return err
 		}
@@ -151,7 +154,7 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 	quiet := *opts.io
 	var report bytes.Buffer
 	quiet.Err = &redactingWriter{w: &report, r: opts.io.redactor}
-	p, err := prepare(ctx, &quiet, opts.env, defPath, &runFlags{testingValues: cfgPath, timeout: 60 * time.Second, maxBody: httpx.DefaultMaxBody})
+	p, err := prepare(ctx, &quiet, opts.env, defPath, &runFlags{testingValues: cfgPath, timeout: 60 * time.Second, maxBody: httpx.DefaultMaxBody, noDefaults: true})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return err
@@ -169,7 +172,11 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 		if opts.command == "check" {
 			return w.ConnectionStatus(false, opts.io.redactor.String(ours.Replace(err.Error())))
 		}
-		if werr := w.Error(opts.io.redactor.String(ours.Replace(err.Error())), "", run.FailureType(err)); werr != nil {
+		msg := opts.io.redactor.String(ours.Replace(err.Error()))
+		if werr := w.Log("FATAL", msg); werr != nil {
+			return werr
+		}
+		if werr := w.Error(msg, "", run.FailureType(err)); werr != nil {
 			return werr
 		}
 		return &silentError{code: exitFailure}

@@ -147,7 +147,12 @@ func TestAirbyteReadBadInputs(t *testing.T) {
 					}
 				}
 			}
-			if err := json.Unmarshal([]byte(res.Stdout), &m); err != nil || strings.Count(res.Stdout, "\n") != 1 {
+			// A FATAL log, then the TRACE ERROR.
+			lines := strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"type":"LOG","log":{"level":"FATAL"`) {
+				t.Fatalf("stdout %q: want a FATAL log and a TRACE ERROR", res.Stdout)
+			}
+			if err := json.Unmarshal([]byte(lines[1]), &m); err != nil {
 				t.Fatalf("stdout %q: %v", res.Stdout, err)
 			}
 			if res.Code != 1 || res.Stderr != "" || m.Trace.Type != "ERROR" || m.Trace.Error.FailureType != "config_error" ||

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"strconv"
 	"slices"
 	"strings"
 	"testing"
@@ -157,6 +158,10 @@ func TestAirbyteConfigErrors(t *testing.T) {
 		args []string
 		msg  string
 	}{
+		// The CDK validates the config as given: a required key is required even when the
+		// spec gives it a default (read and check fill defaults; the entry point does not).
+		{"required value with a default left out", []string{"read", "--manifest-path", def, "--config", writeFile(t, "empty.json", `{}`), "--catalog", catalog(t, "books")},
+			`"message":"Config validation error: missing required testing value \"base_url\"","internal_message":"missing required testing value \"base_url\"","failure_type":"config_error"`},
 		{"invalid config", []string{"discover", "--manifest-path", def, "--config", bad},
 			`"message":"Config validation error: testing value \"base_url\": got integer, want string","internal_message":"testing value \"base_url\": got integer, want string","failure_type":"config_error"`},
 		{"no definition", []string{"discover", "--config", noManifest},
@@ -171,7 +176,13 @@ func TestAirbyteConfigErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runCLIEnv(t, env, "", append([]string{"airbyte"}, tc.args...)...)
-			want := `{"type":"TRACE","trace":{"type":"ERROR","emitted_at":1700000000000,"error":{` + tc.msg + "}}}\n"
+			var e struct {
+				Error struct{ Message string } `json:"error"`
+			}
+			json.Unmarshal([]byte(`{"error":{`+tc.msg+`}}`), &e)
+			// As the CDK's entry point: a FATAL log, then the TRACE ERROR.
+			want := `{"type":"LOG","log":{"level":"FATAL","message":` + strconv.Quote(e.Error.Message) + "}}\n" +
+				`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":1700000000000,"error":{` + tc.msg + "}}}\n"
 			if res.Code != 1 || res.Stdout != want || res.Stderr != "" {
 				t.Errorf("exit %d\nstdout %s\nwant   %s\nstderr %s", res.Code, res.Stdout, want, res.Stderr)
 			}

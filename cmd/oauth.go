@@ -92,7 +92,7 @@ func oauthRun(ctx context.Context, opts *oauthOptions) error {
 		return &invalidError{fmt.Errorf("%s: %w", opts.defPath, err)}
 	}
 	// The defaults are used by the flow, never written to the file.
-	vals, _, err := loadTestingValues(s, opts.defPath, def.ConnectionSpec, opts.testingValues, opts.assign)
+	vals, _, err := loadTestingValues(s, opts.defPath, def.ConnectionSpec, opts.testingValues, opts.assign, true)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,9 @@ type runFlags struct {
 	concurrency      int
 	maxBody          sizeFlag
 	state            stateFlags
+	// noDefaults leaves absent values absent instead of filling the spec's defaults (the
+	// Airbyte entry point: the CDK validates the config as given).
+	noDefaults bool
 }
 
 func (f *runFlags) addTestingValues(c *cobra.Command) {
@@ -93,7 +96,7 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		p.streams = streams
 	}
 
-	vals, defaults, err := loadTestingValues(s, defPath, def.ConnectionSpec, f.testingValues, f.assign)
+	vals, defaults, err := loadTestingValues(s, defPath, def.ConnectionSpec, f.testingValues, f.assign, !f.noDefaults)
 	if err != nil {
 		return nil, err
 	}
@@ -165,11 +168,12 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 
 // loadTestingValues reads the testing values of a command for the definition at defPath:
 // the file at path ("-": stdin; "": none), then --set and --set-json in command-line order,
-// then the defaults of spec (spec.connection_specification), which it returns. Every
+// then, when withDefaults, the defaults of spec (spec.connection_specification), which it
+// returns. Every
 // secret among the values is registered with the redactor before it returns, so that
 // nothing printed afterwards can carry one. Without a file, keys that spec requires and
 // the command line does not give are a usage error.
-func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path string, assign []assignment) (*values.Values, []values.Default, error) {
+func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path string, assign []assignment, withDefaults bool) (*values.Values, []values.Default, error) {
 	vals := values.None()
 	if path != "" {
 		var err error
@@ -186,7 +190,10 @@ func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path s
 	if err := applyAssignments(vals, assign, spec); err != nil {
 		return nil, nil, err
 	}
-	defaults := vals.ApplyDefaults(spec)
+	var defaults []values.Default
+	if withDefaults {
+		defaults = vals.ApplyDefaults(spec)
+	}
 	if path == "" {
 		if missing := missingRequired(spec, vals.Map); len(missing) > 0 {
 			return nil, nil, usagef("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)",
