@@ -315,3 +315,28 @@ func TestAirbyteReadControlKeepsTheInjectedManifest(t *testing.T) {
 		t.Errorf("CONTROL config: manifest %.80s…, credentials %s", cfg["__injected_declarative_manifest"], cfg["credentials"])
 	}
 }
+
+// A RECORD's data leaves out the record's null members, not nested ones, as the CDK's
+// serializer does (serpyco-rs' omit_none applies to the data dict itself).
+func TestAirbyteReadRecordNulls(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"data":[{"id":1,"note":null,"tags":[null],"author":{"name":null}},{"id":null}]}`))
+	})
+	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","start_date":"2024-01-01"}`)
+	res := runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", "testdata/airbyte/read.yaml", "--config", config, "--catalog", catalog(t, "books"))
+	var got []string
+	for _, line := range strings.Split(res.Stdout, "\n") {
+		if strings.HasPrefix(line, `{"type":"RECORD"`) {
+			got = append(got, line)
+		}
+	}
+	want := []string{
+		`{"type":"RECORD","record":{"stream":"books","data":{"id":1,"tags":[null],"author":{"name":null}},"emitted_at":1700000000000}}`,
+		`{"type":"RECORD","record":{"stream":"books","data":{},"emitted_at":1700000000000}}`,
+	}
+	if res.Code != 0 || !slices.Equal(got, want) {
+		t.Errorf("exit %d, records:\n%s\nwant:\n%s", res.Code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -110,9 +110,13 @@ func (r *RecordWriter) line(b, prefix []byte, rec record.Record) ([]byte, error)
 	if r.format != FormatRecords {
 		b = append(b, prefix...)
 	}
+	n := len(b)
 	b, err := rec.AppendJSON(b)
 	if err != nil {
 		return nil, err
+	}
+	if r.format == FormatAirbyte {
+		b = b[:n+len(dropTopNulls(b[n:]))]
 	}
 	switch r.format {
 	case FormatEnvelope:
@@ -385,9 +389,12 @@ func (r *RecordWriter) Control(config map[string]any) error {
 	}
 	var m controlMessage
 	m.Type, m.Control.Type, m.Control.EmittedAt = "CONTROL", "CONNECTOR_CONFIG", r.now().UnixMilli()
-	m.Control.ConnectorConfig.Config = config
-	if config == nil {
-		m.Control.ConnectorConfig.Config = map[string]any{} // an object, never null
+	// An object, never null; without its null values, as the CDK's serializer writes it.
+	m.Control.ConnectorConfig.Config = make(map[string]any, len(config))
+	for k, v := range config {
+		if v != nil {
+			m.Control.ConnectorConfig.Config[k] = v
+		}
 	}
 	return r.message(m)
 }
