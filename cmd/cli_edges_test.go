@@ -475,7 +475,7 @@ func TestSettingsFileErrors(t *testing.T) {
 		{name: "a top-level format that check refuses", args: []string{"check", "DEF", "--settings", "SETTINGS"}, settings: "format: envelope\n", code: 2,
 			stderr: "error: --format must be text or json, not \"envelope\" (from format in SETTINGS); a top-level setting applies to every command with that flag: move it under \"read:\", the section of the command it is meant for\n"},
 		{name: "a top-level format that read refuses", args: read, settings: "format: text\n", code: 2,
-			stderr: "error: --format must be records, envelope or airbyte, not \"text\" (from format in SETTINGS); a top-level setting applies to every command with that flag: move it under \"check:\" or \"paginate-trace:\" or \"validate:\", the section of the command it is meant for\n"},
+			stderr: "error: --format must be records, envelope or airbyte, not \"text\" (from format in SETTINGS); a top-level setting applies to every command with that flag: move it under \"check:\" or \"paginate-trace:\" or \"streams:\" or \"validate:\", the section of the command it is meant for\n"},
 		{name: "a top-level value no command takes", args: read, settings: "prefetch: 100\n", code: 2,
 			stderr: "error: --prefetch must be at most 64 (a limit of connector) (from prefetch in SETTINGS)\n"},
 		{name: "a settings file that does not exist", args: []string{"read", "DEF"}, env: map[string]string{"CONNECTOR_SETTINGS": "SETTINGS"}, code: 2,
