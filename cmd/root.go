@@ -185,6 +185,7 @@ refuses (format: envelope suits read, not check): move it under that command's s
 		newCmdOAuth(io, env, nil),
 		newCmdAirbyte(io, env, nil),
 	)
+	registerCompletions(root, env)
 	return root
 }
 
