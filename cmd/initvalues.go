@@ -31,12 +31,13 @@ func newCmdInitValues(io *ioStreams, runF func(*initValuesOptions) error) *cobra
 spec.connection_specification: every property with its title, description and type as a
 comment (allowed values, format and pattern, examples, limits), in the spec's order.
 
-Defaults and fixed (const) values are filled in. Required values without a default are left
+Defaults and fixed values (a const, or an enum of one value) are filled in. Required values without a default are left
 empty and marked "required": fill them in. Secrets (airbyte_secret) are left empty: write
 them in the file, or pass them at run time with --set. An optional value without a default is
 a commented-out line: remove its "# " to set it. A oneOf is written with its first
 alternative filled in and the others commented out after it, each named by the value that
-chooses it. A list of objects shows one commented-out item.
+chooses it. A list of objects shows one item: filled in when the list is required, commented
+out otherwise.
 
 The file goes to stdout, or with -o to FILE (written atomically, mode 0600 when new); an
 existing FILE is kept unless --force is given. It loads as it is with --testing-values.`,

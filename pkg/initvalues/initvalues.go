@@ -104,8 +104,12 @@ func (g *generator) header(root schema, opts Options) []string {
 		lines = append(lines, wrap("", "Required, to fill in: "+strings.Join(g.res.Required, ", ")+".")...)
 	}
 	if len(g.res.Secrets) > 0 {
-		lines = append(lines, wrap("", fmt.Sprintf("Secrets are left empty: write them here and keep this file private, or pass them at run time, e.g. --set %s=\"$%s\".",
-			g.res.Secrets[0], envName(g.res.Secrets[0])))...)
+		note := "Secrets are left empty: write them here and keep this file private, or pass them at run time"
+		// --set reaches keys of mappings, not list items.
+		if i := slices.IndexFunc(g.res.Secrets, func(p string) bool { return !strings.Contains(p, "[") }); i >= 0 {
+			note += fmt.Sprintf(", e.g. --set %s=\"$%s\"", g.res.Secrets[i], envName(g.res.Secrets[i]))
+		}
+		lines = append(lines, wrap("", note+".")...)
 	}
 	lines = append(lines,
 		"# Then check them against the API:",
