@@ -20,6 +20,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/run"
+	"connector/pkg/template"
 )
 
 // injectedKey is the config key the Airbyte platform puts the definition under.
@@ -176,15 +177,33 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 }
 
 // airbyteCheck is check's CONNECTION_STATUS: the first page of each stream the check
-// component names, stopping at the first that fails, as the CDK's CheckStream does.
+// component names, stopping at the first that fails, as the CDK's CheckStream does. As in
+// the CDK, the reason of a FAILED status is Python's repr() of the checker's message, after
+// a WARN and an ERROR log.
 func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStreams) error {
+	failed := func(reason string) error {
+		reason = s.redactor.String(reason)
+		if err := w.Log("WARN", reason); err != nil {
+			return err
+		}
+		if err := w.Log("ERROR", "Check failed"); err != nil {
+			return err
+		}
+		return w.ConnectionStatus(false, template.PyRepr(reason))
+	}
+	succeeded := func() error {
+		if err := w.Log("INFO", "Check succeeded"); err != nil {
+			return err
+		}
+		return w.ConnectionStatus(true, "")
+	}
 	streams := checkTargets(p.def)
 	if cd := p.def.CheckDynamic; cd != nil {
 		if len(streams) == 0 {
-			return w.ConnectionStatus(false, "No streams to connect to from source")
+			return failed("No streams to connect to from source")
 		}
 		if !cd.UseCheckAvailability {
-			return w.ConnectionStatus(true, "")
+			return succeeded()
 		}
 		streams = streams[:min(cd.StreamCount, len(streams))]
 	}
@@ -196,17 +215,17 @@ func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStre
 			return res.Err
 		}
 		if res.Err != nil {
-			return w.ConnectionStatus(false, s.redactor.String(fmt.Sprintf("Stream %s is not available: %s", st.Name, failureReason(res.Err, st))))
+			return failed(fmt.Sprintf("Stream %s is not available: %s", st.Name, failureReason(res.Err, st)))
 		}
 	}
-	return w.ConnectionStatus(true, "")
+	return succeeded()
 }
 
 // airbyteRead reads the catalog's streams through readStreams, the code of
 // `read --format airbyte`, with stderr silenced: stdout carries every message.
 func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail func(msg, internal string) error) error {
 	starting := "Error starting the sync. This could be due to an invalid configuration or catalog. Error: "
-	names, err := catalogStreams(opts.catalog)
+	configured, err := catalogStreams(opts.catalog)
 	if err != nil {
 		return fail(starting+err.Error(), "")
 	}
@@ -216,15 +235,20 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	}
 	quiet := *opts.io
 	quiet.Err, quiet.errTTY = io.Discard, false
-	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte}
+	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, protocol: true}
 	ro.flags.prefetch = 1
 	p.streams = nil
-	for _, name := range names {
-		if s := p.def.Stream(name); s != nil {
-			p.streams = append(p.streams, s)
-		} else {
-			ro.missing = append(ro.missing, name)
+	for _, cs := range configured {
+		s := p.def.Stream(cs.Stream.Name)
+		if s == nil {
+			ro.missing = append(ro.missing, cs.Stream.Name)
+			continue
 		}
+		s, err := withCatalogCursor(s, cs)
+		if err != nil {
+			return fail(starting+err.Error(), "")
+		}
+		p.streams = append(p.streams, s)
 	}
 	err = readStreams(ctx, ro, p, states)
 	var ie *invalidError
@@ -234,27 +258,50 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	return err
 }
 
-// catalogStreams are the names of a configured catalog's streams, in its order.
-func catalogStreams(path string) ([]string, error) {
+// configuredStream is a configured catalog's entry: the stream's name and the cursor
+// field the user picked (used where the definition allows a catalog-defined cursor).
+type configuredStream struct {
+	Stream struct {
+		Name string `json:"name"`
+	} `json:"stream"`
+	CursorField []string `json:"cursor_field"`
+}
+
+// catalogStreams are a configured catalog's streams, in its order.
+func catalogStreams(path string) ([]configuredStream, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the catalog: %s", pathError(err))
 	}
 	var catalog struct {
-		Streams []struct {
-			Stream struct {
-				Name string `json:"name"`
-			} `json:"stream"`
-		} `json:"streams"`
+		Streams []configuredStream `json:"streams"`
 	}
 	if err := json.Unmarshal(b, &catalog); err != nil {
 		return nil, fmt.Errorf("could not read json file %s: %v", path, err)
 	}
-	names := make([]string, len(catalog.Streams))
-	for i, s := range catalog.Streams {
-		names[i] = s.Stream.Name
+	return catalog.Streams, nil
+}
+
+// withCatalogCursor is s reading cs's cursor field when its incremental_sync allows a
+// catalog-defined cursor field and the catalog names one (a cursor_field of [""] is none,
+// as the platform sometimes writes it); s itself is left as it is.
+func withCatalogCursor(s *manifest.Stream, cs configuredStream) (*manifest.Stream, error) {
+	inc := s.Incremental
+	if inc == nil || !inc.AllowCatalogCursor || len(cs.CursorField) == 0 || cs.CursorField[0] == "" {
+		return s, nil
 	}
-	return names, nil
+	if len(cs.CursorField) > 1 {
+		return nil, fmt.Errorf("the `%s` stream does not support nested cursor_field. Please specify only a single cursor_field for the stream in the configured catalog", s.Name)
+	}
+	field, err := template.Compile(cs.CursorField[0], nil)
+	if err != nil || !field.IsLiteral() {
+		return nil, fmt.Errorf("the `%s` stream's cursor_field %q in the configured catalog is not a plain field name", s.Name, cs.CursorField[0])
+	}
+	ci := *inc
+	ci.CursorField = field
+	cs2 := *s
+	cs2.Incremental = &ci
+	return &cs2, nil
 }
 
 // cursorOf is a stream's cursor field rendered with the config ("" without

@@ -160,3 +160,70 @@ func TestAirbyteReadBadInputs(t *testing.T) {
 		})
 	}
 }
+
+// A catalog's cursor_field replaces the definition's where allow_catalog_defined_cursor_field
+// is set (the CDK's _get_catalog_defined_cursor_field): the records are filtered and the
+// state kept on that field; [""] means no choice; a nested path is refused.
+func TestAirbyteReadCatalogCursorField(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"data":[{"id":1,"updated_at":"2024-01-05","seen_at":"2024-01-20"},{"id":2,"updated_at":"2024-01-25","seen_at":"2024-01-07"}]}`))
+	})
+	def := writeFile(t, "def.yaml", `version: 6.5.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [events]}
+streams:
+  - type: DeclarativeStream
+    name: events
+    primary_key: [id]
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "`+api.URL+`", path: /events}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+    incremental_sync:
+      type: DatetimeBasedCursor
+      cursor_field: updated_at
+      allow_catalog_defined_cursor_field: true
+      datetime_format: "%Y-%m-%d"
+      start_datetime: "2024-01-01"
+      end_datetime: "2024-01-31"
+      step: P1M
+      cursor_granularity: P1D
+      is_client_side_incremental: true
+`)
+	config := writeFile(t, "config.json", `{}`)
+	cat := func(cursor string) string {
+		return writeFile(t, "catalog.json", `{"streams":[{"stream":{"name":"events","json_schema":{},"supported_sync_modes":["full_refresh","incremental"]},"sync_mode":"incremental","destination_sync_mode":"append","cursor_field":`+cursor+`}]}`)
+	}
+	state := writeFile(t, "state.json", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"events"},"stream_state":{"seen_at":"2024-01-10"}}}]`)
+	finalState := func(stdout string) string {
+		var last string
+		for _, line := range strings.Split(stdout, "\n") {
+			if strings.HasPrefix(line, `{"type":"STATE"`) {
+				last = line
+			}
+		}
+		return last
+	}
+	// seen_at: only record 1 is at or after the state's 2024-01-10.
+	res := runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", def, "--config", config, "--catalog", cat(`["seen_at"]`), "--state", state)
+	if res.Code != 0 || strings.Count(res.Stdout, `"type":"RECORD"`) != 1 || !strings.Contains(res.Stdout, `"data":{"id":1,`) {
+		t.Errorf("catalog cursor seen_at: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if got := finalState(res.Stdout); !strings.Contains(got, `"stream_state":{"seen_at":"2024-01-20"}`) {
+		t.Errorf("final state %s, want seen_at 2024-01-20", got)
+	}
+	// [""]: the definition's updated_at; the seen_at state means nothing to it, both records read.
+	res = runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", def, "--config", config, "--catalog", cat(`[""]`))
+	if res.Code != 0 || strings.Count(res.Stdout, `"type":"RECORD"`) != 2 {
+		t.Errorf(`cursor_field [""]: exit %d\n%s%s`, res.Code, res.Stdout, res.Stderr)
+	}
+	if got := finalState(res.Stdout); !strings.Contains(got, `"stream_state":{"updated_at":"2024-01-25"}`) {
+		t.Errorf("final state %s, want updated_at 2024-01-25", got)
+	}
+	res = runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", def, "--config", config, "--catalog", cat(`["a","b"]`))
+	if res.Code != 1 || !strings.Contains(res.Stdout, "does not support nested cursor_field") || strings.Contains(res.Stdout, `"type":"RECORD"`) {
+		t.Errorf("nested cursor_field: exit %d\n%s", res.Code, res.Stdout)
+	}
+}

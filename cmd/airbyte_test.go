@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"connector/internal/testcorpus"
+	"connector/pkg/template"
 )
 
 // The goldens in testdata/airbyte/*.{spec,discover}.golden are what the Airbyte CDK
@@ -79,7 +80,8 @@ func TestAirbyteCheck(t *testing.T) {
 	def := "../definitions/no-auth.yaml"
 	ok := writeFile(t, "config.json", `{"base_url":"`+api.URL+`"}`)
 	res := runCLI(t, "", "airbyte", "check", "--manifest-path", def, "--config", ok)
-	want := `{"type":"CONNECTION_STATUS","connectionStatus":{"status":"SUCCEEDED"}}` + "\n"
+	want := `{"type":"LOG","log":{"level":"INFO","message":"Check succeeded"}}` + "\n" +
+		`{"type":"CONNECTION_STATUS","connectionStatus":{"status":"SUCCEEDED"}}` + "\n"
 	if res.Code != 0 || res.Stdout != want || res.Stderr != "" {
 		t.Errorf("check: exit %d\nstdout %s\nstderr %s", res.Code, res.Stdout, res.Stderr)
 	}
@@ -100,15 +102,30 @@ func TestAirbyteCheckHTTPFailureIsFailed(t *testing.T) {
 	api := newRecorder(t, http.NotFound)
 	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`"}`)
 	res := runCLI(t, "", "airbyte", "check", "--manifest-path", "../definitions/no-auth.yaml", "--config", config)
+	// As the CDK: the reason as a WARN log, "Check failed" as an ERROR log, then the status
+	// whose message is Python's repr() of the reason.
+	lines := strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("stdout %q: want 3 lines", res.Stdout)
+	}
+	var warn, failed struct {
+		Type string
+		Log  struct{ Level, Message string }
+	}
 	var m struct {
 		Type             string
 		ConnectionStatus struct{ Status, Message string }
 	}
-	if err := json.Unmarshal([]byte(res.Stdout), &m); err != nil || strings.Count(res.Stdout, "\n") != 1 {
-		t.Fatalf("stdout %q: %v", res.Stdout, err)
+	for i, v := range []any{&warn, &failed, &m} {
+		if err := json.Unmarshal([]byte(lines[i]), v); err != nil {
+			t.Fatalf("line %d %q: %v", i+1, lines[i], err)
+		}
+	}
+	if warn.Log.Level != "WARN" || !strings.HasPrefix(warn.Log.Message, "Stream books is not available: ") || failed.Log != (struct{ Level, Message string }{"ERROR", "Check failed"}) {
+		t.Errorf("logs %+v %+v", warn, failed)
 	}
 	if res.Code != 0 || m.Type != "CONNECTION_STATUS" || m.ConnectionStatus.Status != "FAILED" ||
-		!strings.HasPrefix(m.ConnectionStatus.Message, "Stream books is not available: ") || !strings.Contains(m.ConnectionStatus.Message, "404") {
+		m.ConnectionStatus.Message != template.PyRepr(warn.Log.Message) || !strings.Contains(m.ConnectionStatus.Message, "404") {
 		t.Errorf("exit %d, message %+v", res.Code, m)
 	}
 }
@@ -197,4 +214,15 @@ func yamlToJSON(src []byte) (string, error) {
 	}
 	err := walk(&doc)
 	return b.String(), err
+}
+
+// An image built on the Dockerfile's with a definition inside sets CONNECTOR_MANIFEST_PATH:
+// the platform's plain `spec` (no arguments but the command) then answers its spec.
+func TestAirbyteManifestPathFromEnvironment(t *testing.T) {
+	env := testEnv(map[string]string{"CONNECTOR_MANIFEST_PATH": "../definitions/no-auth.yaml"})
+	res := runCLIEnv(t, env, "", "airbyte", "spec")
+	if res.Code != 0 || res.Stderr != "" {
+		t.Fatalf("spec: exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	golden(t, "airbyte/no-auth.spec.golden", res.Stdout)
 }

@@ -13,6 +13,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/run"
+	"connector/pkg/template"
 )
 
 type readOptions struct {
@@ -24,6 +25,11 @@ type readOptions struct {
 	// missing are streams asked for that the definition lacks: an INCOMPLETE status each
 	// before any other message (airbyte read, as the CDK does for its catalog).
 	missing []string
+	// protocol is the read of the Airbyte entry point (airbyte read): LOG messages where the
+	// CDK writes them (a stream's start, RUNNING and end, notes as warnings), and a read in
+	// which streams failed ends with one more TRACE ERROR naming them all, without a stream,
+	// as the CDK's concurrent read does.
+	protocol bool
 }
 
 func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
@@ -123,6 +129,15 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	}
 	defer out.Close() // every stream's end already waited for its records to be written
 	widenPipe(opts.io.Out)
+	logf := func(level, format string, args ...any) {
+		if opts.protocol {
+			out.Log(level, opts.io.redactor.String(fmt.Sprintf(format, args...)))
+		}
+	}
+	if opts.protocol {
+		out.LogStatuses()
+	}
+	logf("INFO", "Starting syncing")
 	for _, name := range opts.missing {
 		out.StreamStatus(name, "INCOMPLETE")
 	}
@@ -138,6 +153,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 		mu.Lock()
 		defer mu.Unlock()
 		fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text))
+		logf("WARN", "%s", text)
 	}
 	// A checkpoint comes in output order, once the slice's records are in the output: they
 	// reach stdout before the state file says they were read.
@@ -165,11 +181,16 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	rctx, stop := context.WithCancel(ctx)
 	defer stop()
 	failed, ended := 0, 0
-	var stopErr error // an interrupt or a closed stdout: the read ends
+	var failures []string // "stream: repr of the cause", for the closing summary
+	var stopErr error     // an interrupt or a closed stdout: the read ends
 	// The hooks run in output order, when the stream's place in stdout is reached: its
 	// start before its records, its end after them.
 	hooks := run.Hooks{
-		Start: func(s *manifest.Stream) { out.StreamStatus(s.Name, "STARTED") },
+		Start: func(s *manifest.Stream) {
+			logf("INFO", "Marking stream %s as STARTED", s.Name)
+			logf("INFO", "Syncing stream: %s", s.Name)
+			out.StreamStatus(s.Name, "STARTED")
+		},
 		End: func(res run.Result) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -183,6 +204,11 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 					fmt.Fprintf(opts.io.Err, "note: %s: %s waited %s in total for the API budget: %s\n",
 						res.Stream, plural(t.Requests, "request"), t.Wait.Round(time.Millisecond), strings.Join(t.Policies, "; "))
 				}
+			}
+			stopped := func() {
+				logf("INFO", "Read %d records from %s stream", res.Records, res.Stream)
+				logf("INFO", "Marking stream %s as STOPPED", res.Stream)
+				logf("INFO", "Finished syncing %s", res.Stream)
 			}
 			for _, sk := range res.Skipped {
 				fmt.Fprintf(opts.io.Err, "note: %s: %s of the parent stream %s had no value at %s and gave no partition\n",
@@ -209,7 +235,11 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 					msg = fmt.Sprintf("%v (%d of %s failed; %s written)", res.Err, res.FailedSlices,
 						plural(res.Slices, "slice"), plural(res.Records, "record"))
 				}
-				out.Error(failureTrace(opts.io, res.Stream, msg, res.Err))
+				trace := failureTrace(opts.io, res.Stream, msg, res.Err)
+				logf("ERROR", "Exception while syncing stream %s: %s", res.Stream, trace.InternalMessage)
+				out.Error(trace)
+				stopped()
+				failures = append(failures, res.Stream+": AirbyteTracedException("+template.PyRepr(trace.InternalMessage)+")")
 				out.StreamStatus(res.Stream, "INCOMPLETE")
 				out.Flush()
 				opts.io.printError(errors.New(msg))
@@ -217,6 +247,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 					stop()
 				}
 			default:
+				stopped()
 				out.StreamStatus(res.Stream, "COMPLETE")
 				if err := out.Flush(); err != nil {
 					stopErr = err
@@ -241,6 +272,17 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 		return stopErr
 	}
 	if failed > 0 {
+		if opts.protocol {
+			summary := "During the sync, the following streams did not sync successfully: " + strings.Join(failures, "\n")
+			logf("INFO", "%s", summary)
+			logf("FATAL", "%s", summary)
+			out.Error(output.ErrorTrace{
+				Message:         summary,
+				InternalMessage: "Concurrent read failure",
+				FailureType:     "config_error",
+			})
+			out.Flush()
+		}
 		if skipped := len(p.streams) - ended; skipped > 0 {
 			fmt.Fprintf(opts.io.Err, "--fail-fast: stopped at the first failure; %s not read\n", plural(skipped, "stream"))
 		} else if len(p.streams) > 1 {
@@ -251,6 +293,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	logf("INFO", "Finished syncing")
 	return nil
 }
 

@@ -174,6 +174,7 @@ refuses (format: envelope suits read, not check): move it under that command's s
 		}
 		return usagef("%v\nRun '%s --help' for usage.", err, c.CommandPath())
 	})
+	root.SetHelpCommand(newCmdHelp(root))
 	root.AddCommand(
 		newCmdValidate(io, nil),
 		newCmdRead(io, env, nil),
@@ -187,6 +188,40 @@ refuses (format: envelope suits read, not check): move it under that command's s
 	)
 	registerCompletions(root, env)
 	return root
+}
+
+// newCmdHelp is `connector help [command]`: cobra's help, except that a topic naming no
+// command is a usage error (exit 2) instead of the root's help and exit 0.
+func newCmdHelp(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "help shows the help of a command: connector help read is connector read --help.",
+		ValidArgsFunction: func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			target, _, err := root.Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []cobra.Completion
+			for _, sub := range target.Commands() {
+				if sub.IsAvailableCommand() && sub.Name() != "help" {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err == nil && target == root && len(args) > 0 {
+				return unknownCommand(root, args[0])
+			}
+			if err != nil || len(rest) > 0 {
+				return usagef("no help topic %q: %s has no such command\nRun '%s --help' for usage.",
+					strings.Join(args, " "), target.CommandPath(), target.CommandPath())
+			}
+			return target.Help()
+		},
+	}
 }
 
 // unknownCommand is the usage error for a first word that names no command.

@@ -6,6 +6,7 @@ package cmd
 // to every command that has that flag; a key no command has is an error.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,6 +18,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
+	"gopkg.in/yaml.v3"
+
+	"connector/pkg/yamlguard"
 )
 
 // settingsFile is a settings file read: its top-level flag values and its sections, keys
@@ -141,6 +145,13 @@ func describeSetting(val any) string {
 	return fmt.Sprintf("%q", fmt.Sprint(val))
 }
 
+// The limits of a settings file: a few flag values, so small ones.
+const (
+	maxSettingsSize  = 1 << 20
+	maxSettingsNodes = 100_000
+	maxSettingsDepth = 50
+)
+
 // readSettings reads the settings file of --settings or CONNECTOR_SETTINGS (nil when there
 // is none) and checks every key against the flags of the commands, so that a misspelt
 // key is reported whatever command runs.
@@ -159,13 +170,31 @@ func readSettings(c *cobra.Command, env *Env) (*settingsFile, error) {
 	default:
 		return nil, usagef("settings file %s%s: name it .yaml, .yml, .json or .toml, after its format", path, from)
 	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	if err := v.ReadInConfig(); err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, usagef("cannot read the settings file%s: %s", from, pathError(pe))
+	// Read here, within a limit, rather than by viper: a device or a huge file ends at once,
+	// and a YAML alias bomb is refused before viper expands it.
+	data, err := yamlguard.ReadFile(path, maxSettingsSize)
+	var pe *fs.PathError
+	var tl *yamlguard.TooLargeError
+	switch {
+	case errors.As(err, &pe):
+		return nil, usagef("cannot read the settings file%s: %s", from, pathError(pe))
+	case errors.As(err, &tl):
+		return nil, usagef("settings file %s%s: %v (a limit of connector)", path, from, err)
+	case err != nil:
+		return nil, usagef("cannot read the settings file %s%s: %v", path, from, err)
+	}
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if ext == "yaml" || ext == "yml" {
+		var doc yaml.Node
+		if yaml.Unmarshal(data, &doc) == nil {
+			if err := yamlguard.Check(&doc, maxSettingsNodes, maxSettingsDepth, nil); err != nil {
+				return nil, usagef("settings file %s%s: %v (a limit of connector)", path, from, err)
+			}
 		}
+	}
+	v := viper.New()
+	v.SetConfigType(ext)
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, usagef("settings file %s%s: %v", path, from, err)
 	}
 	s := &settingsFile{path: path, top: map[string]any{}, sections: map[string]map[string]any{}}

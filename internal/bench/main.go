@@ -194,6 +194,9 @@ func (b *bench) run(records, big int, stripe string) error {
 	if err := b.incremental(dir); err != nil {
 		return err
 	}
+	if err := b.airbyte(g, defs["offset"], records); err != nil {
+		return err
+	}
 	if err := b.firstRequest(g, defs["offset"], vals); err != nil {
 		return err
 	}
@@ -425,6 +428,53 @@ func (b *bench) incremental(dir string) error {
 				speedup, yes(same), 100*cost(par)),
 			hasCheck: true, ok: speedup >= 6 && same && cost(par) <= 0.05,
 		})
+	return nil
+}
+
+// airbyte measures `connector airbyte read` (every record in a RECORD message) against the
+// baseline, and the start-up of `airbyte spec`.
+func (b *bench) airbyte(g *generator, def string, total int) error {
+	config := filepath.Join(b.dir, "airbyte-config.json")
+	catalog := filepath.Join(b.dir, "airbyte-catalog.json")
+	if err := os.WriteFile(config, fmt.Appendf(nil, `{"base_url":%q,"api_token":%q}`, g.addr, token), 0o600); err != nil {
+		return err
+	}
+	const cat = `{"streams":[{"stream":{"name":"items","json_schema":{},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`
+	if err := os.WriteFile(catalog, []byte(cat), 0o600); err != nil {
+		return err
+	}
+	var conns, bases []measure
+	for range b.repeat {
+		m, err := spawn(g, b.self, baselineArgs(g.addr, "offset", total, b.pageSize)...)
+		if err != nil {
+			return err
+		}
+		bases = append(bases, m)
+		m, err = spawn(g, b.bin, "airbyte", "read", "--manifest-path", def, "--config", config, "--catalog", catalog)
+		if err != nil {
+			return err
+		}
+		// The records, and STARTED, RUNNING, COMPLETE, the closing STATE and LOG messages.
+		if m.Lines < total+4 {
+			return fmt.Errorf("airbyte read: %d lines, want %d records and their statuses", m.Lines, total)
+		}
+		conns = append(conns, m)
+	}
+	r := row{name: "airbyte read offset, " + count(total), records: total, conn: median(conns), base: median(bases), hasBase: true,
+		target: "wall ≤ 3.0× base", hasCheck: true}
+	r.ok = ratio(r.conn.Wall, r.base.Wall) <= 3.0
+	b.rows = append(b.rows, r)
+
+	var specs []measure
+	for range 5 {
+		m, err := spawn(nil, b.bin, "airbyte", "spec", "--manifest-path", def)
+		if err != nil {
+			return err
+		}
+		specs = append(specs, m)
+	}
+	m := median(specs)
+	b.rows = append(b.rows, row{name: "airbyte spec, start to exit", conn: m, target: "≤ 20 ms", hasCheck: true, ok: m.Wall <= 20*time.Millisecond})
 	return nil
 }
 

@@ -144,6 +144,20 @@ func (w *Writer) Catalog(streams []Stream) error {
 	return w.write(m)
 }
 
+// Log writes a LOG message at level (DEBUG, INFO, WARN, ERROR, FATAL); the message must
+// already be redacted.
+func (w *Writer) Log(level, message string) error {
+	var m struct {
+		Type string `json:"type"`
+		Log  struct {
+			Level   string `json:"level"`
+			Message string `json:"message"`
+		} `json:"log"`
+	}
+	m.Type, m.Log.Level, m.Log.Message = "LOG", level, message
+	return w.write(m)
+}
+
 // Error writes a TRACE ERROR message; both messages must already be redacted.
 func (w *Writer) Error(message, internal, failureType string) error {
 	var m errorMessage

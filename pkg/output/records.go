@@ -40,6 +40,17 @@ type RecordWriter struct {
 	// running holds the streams whose RUNNING status is written (airbyte: before their
 	// first record, as the CDK writes it).
 	running map[string]bool
+	// logs adds the CDK's LOG message before each RUNNING status (see LogStatuses).
+	logs bool
+}
+
+// LogStatuses makes an airbyte writer write the LOG message the CDK writes before a
+// stream's RUNNING status ("Marking stream books as RUNNING"), as the protocol entry point
+// does.
+func (r *RecordWriter) LogStatuses() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logs = true
 }
 
 // NewRecordWriter writes to w in the given format. now stamps airbyte messages.
@@ -67,6 +78,15 @@ func (r *RecordWriter) Records(stream string, recs []record.Record) error {
 			r.running = map[string]bool{}
 		}
 		r.running[stream] = true
+		if r.logs {
+			var m logMessage
+			m.Type, m.Log.Level, m.Log.Message = "LOG", "INFO", "Marking stream "+stream+" as RUNNING"
+			line, err := encodeMessage(m)
+			if err != nil {
+				return err
+			}
+			r.cur = append(r.cur, line...)
+		}
 		line, err := encodeMessage(r.status(stream, "RUNNING"))
 		if err != nil {
 			return err
@@ -211,12 +231,10 @@ type (
 			Type      string `json:"type"`
 			EmittedAt int64  `json:"emitted_at"`
 			Error     struct {
-				Message          string `json:"message"`
-				InternalMessage  string `json:"internal_message,omitempty"`
-				FailureType      string `json:"failure_type"`
-				StreamDescriptor struct {
-					Name string `json:"name"`
-				} `json:"stream_descriptor"`
+				Message          string      `json:"message"`
+				InternalMessage  string      `json:"internal_message,omitempty"`
+				FailureType      string      `json:"failure_type"`
+				StreamDescriptor *descriptor `json:"stream_descriptor,omitempty"`
 			} `json:"error"`
 		} `json:"trace"`
 	}
@@ -269,7 +287,13 @@ type ErrorTrace struct {
 	FailureType string
 }
 
-// Error writes an airbyte TRACE message of type ERROR for a failed stream.
+// descriptor is a protocol StreamDescriptor.
+type descriptor struct {
+	Name string `json:"name"`
+}
+
+// Error writes an airbyte TRACE message of type ERROR for a failed stream, or for the whole
+// read when e.Stream is "" (no stream_descriptor).
 func (r *RecordWriter) Error(e ErrorTrace) error {
 	if r.format != FormatAirbyte {
 		return nil
@@ -278,7 +302,9 @@ func (r *RecordWriter) Error(e ErrorTrace) error {
 	m.Type, m.Trace.Type, m.Trace.EmittedAt = "TRACE", "ERROR", r.now().UnixMilli()
 	m.Trace.Error.Message, m.Trace.Error.InternalMessage = e.Message, e.InternalMessage
 	m.Trace.Error.FailureType = e.FailureType
-	m.Trace.Error.StreamDescriptor.Name = e.Stream
+	if e.Stream != "" {
+		m.Trace.Error.StreamDescriptor = &descriptor{Name: e.Stream}
+	}
 	return r.message(m)
 }
 

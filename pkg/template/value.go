@@ -296,6 +296,9 @@ func pyFloat(f float64) string {
 	return s
 }
 
+// PyRepr is Python's repr() of a plain value: 'text' for a string, [1, 'a'] for a list.
+func PyRepr(v any) string { return pyRepr(v) }
+
 // pyRepr renders v like Python's repr().
 func pyRepr(v any) string {
 	var b strings.Builder

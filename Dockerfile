@@ -1,0 +1,34 @@
+# The connector binary as an Airbyte source image: a drop-in for the CDK's
+# source-declarative-manifest. The platform runs it with the protocol's arguments
+# (spec | check --config … | discover --config … | read --config … --catalog … [--state …]),
+# the definition in the config's __injected_declarative_manifest.
+#
+#   docker build -t connector-airbyte:dev --build-arg VERSION=$(git describe --tags --always) .
+#   docker run --rm -v "$PWD:/data" connector-airbyte:dev spec --manifest-path /data/definitions/no-auth.yaml
+
+FROM golang:1.26-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+# Static (no cgo), time zones built in (the image has no /usr/share/zoneinfo), and the
+# empty /tmp the protocol commands write their scratch files to.
+RUN CGO_ENABLED=0 go build -trimpath -tags timetzdata \
+      -ldflags "-s -w -X connector/cmd.version=${VERSION}" -o /out/connector . \
+ && mkdir -p /out/tmp
+
+FROM scratch
+ARG VERSION=dev
+# HTTPS to the APIs needs the CA roots; nothing else from a distribution is used.
+COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+COPY --from=build --chmod=1777 /out/tmp /tmp
+COPY --from=build /out/connector /connector
+# The platform starts connectors through AIRBYTE_ENTRYPOINT and reads these labels.
+ENV AIRBYTE_ENTRYPOINT="/connector airbyte" TMPDIR=/tmp
+LABEL io.airbyte.name="connector/source-declarative-manifest" \
+      io.airbyte.version="${VERSION}" \
+      org.opencontainers.image.title="connector" \
+      org.opencontainers.image.description="Airbyte declarative manifest source, in Go"
+USER 1000:1000
+ENTRYPOINT ["/connector", "airbyte"]
