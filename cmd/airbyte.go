@@ -33,6 +33,9 @@ type airbyteOptions struct {
 	// config, manifestPath, catalog and state are the CDK's --config, --manifest-path,
 	// --catalog and --state.
 	config, manifestPath, catalog, state string
+	// injected is the definition as the config carried it (nil with --manifest-path): a
+	// CONTROL message's config carries it back, as the CDK's whole config does.
+	injected json.RawMessage
 }
 
 // newCmdAirbyte is `connector airbyte`: the Airbyte protocol entry point, taking the
@@ -124,6 +127,15 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 	if err != nil {
 		return fail("Error starting the sync. This could be due to an invalid configuration or catalog. Error: "+err.Error(), "")
 	}
+	// Messages name the user's files, not the copies made in dir.
+	var names []string
+	if cfgPath != "" {
+		names = append(names, cfgPath, opts.config)
+	}
+	if opts.injected != nil {
+		names = append(names, defPath, injectedKey)
+	}
+	ours := strings.NewReplacer(names...)
 	if opts.command == "spec" {
 		def, diags, err := manifest.LoadContext(ctx, defPath)
 		if err != nil {
@@ -144,7 +156,7 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 		if errors.Is(err, context.Canceled) {
 			return err
 		}
-		reason := problem(err, report.String())
+		reason := ours.Replace(problem(err, report.String()))
 		if opts.command == "check" {
 			return w.ConnectionStatus(false, opts.io.redactor.String("Config validation error: "+reason))
 		}
@@ -155,9 +167,9 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 			return err
 		}
 		if opts.command == "check" {
-			return w.ConnectionStatus(false, opts.io.redactor.String(err.Error()))
+			return w.ConnectionStatus(false, opts.io.redactor.String(ours.Replace(err.Error())))
 		}
-		if werr := w.Error(opts.io.redactor.String(err.Error()), "", run.FailureType(err)); werr != nil {
+		if werr := w.Error(opts.io.redactor.String(ours.Replace(err.Error())), "", run.FailureType(err)); werr != nil {
 			return werr
 		}
 		return &silentError{code: exitFailure}
@@ -235,7 +247,7 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	}
 	quiet := *opts.io
 	quiet.Err, quiet.errTTY = io.Discard, false
-	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, protocol: true}
+	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, protocol: true, injected: opts.injected}
 	ro.flags.prefetch = 1
 	p.streams = nil
 	for _, cs := range configured {
@@ -353,6 +365,7 @@ func (o *airbyteOptions) inputs(dir string) (defPath, cfgPath string, err error)
 		if t := bytes.TrimSpace(injected); len(t) == 0 || t[0] != '{' {
 			return "", "", fmt.Errorf("invalid config: `%s` should be a dictionary", injectedKey)
 		}
+		o.injected = injected
 		defPath = filepath.Join(dir, "manifest.json")
 		if err := os.WriteFile(defPath, injected, 0o600); err != nil {
 			return "", "", err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,8 @@ func catalog(t *testing.T, streams ...string) string {
 }
 
 // The goldens in testdata/airbyte/read-*.golden are the stdout of `airbyte read`, the test
-// server's address replaced by BASE_URL; stderr stays empty.
+// server's address replaced by BASE_URL; stderr stays empty. Like every airbyte run of the
+// tests, each line is checked against the protocol's schema (runCLIEnv).
 func TestAirbyteRead(t *testing.T) {
 	env := testEnv(nil)
 	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
@@ -83,11 +85,6 @@ func TestAirbyteRead(t *testing.T) {
 			res := runCLIEnv(t, env, "", args...)
 			if res.Code != tc.code || res.Stderr != "" {
 				t.Errorf("exit %d (want %d), stderr %q", res.Code, tc.code, res.Stderr)
-			}
-			for _, line := range strings.Split(strings.TrimSuffix(res.Stdout, "\n"), "\n") {
-				if !json.Valid([]byte(line)) {
-					t.Errorf("not a JSON line: %s", line)
-				}
 			}
 			golden(t, "airbyte/read-"+tc.name+".golden", strings.ReplaceAll(res.Stdout, api.URL, "BASE_URL"))
 			if statePath != "" {
@@ -225,5 +222,91 @@ streams:
 	res = runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", def, "--config", config, "--catalog", cat(`["a","b"]`))
 	if res.Code != 1 || !strings.Contains(res.Stdout, "does not support nested cursor_field") || strings.Contains(res.Stdout, `"type":"RECORD"`) {
 		t.Errorf("nested cursor_field: exit %d\n%s", res.Code, res.Stdout)
+	}
+}
+
+// An OAuth token rotated during `airbyte read` is announced by a CONTROL message with the
+// whole new config, where the platform keeps it (the config file is not the store). The
+// golden is testdata/airbyte/read-control.golden, the server's address as BASE_URL.
+func TestAirbyteReadControl(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/oauth/rotating/token":
+			_, _ = w.Write([]byte(`{"access_token":"access-2","refresh_token":"refresh-2","expires_in":3600}`))
+		case r.Header.Get("Authorization") != "Bearer access-2":
+			w.WriteHeader(http.StatusUnauthorized)
+		default:
+			_, _ = w.Write([]byte(`{"data":[{"id":1,"title":"Dune"}]}`))
+		}
+	})
+	configText := `{"base_url":"` + api.URL + `","client_id":"demo-client","client_secret":"demo-secret",` +
+		`"credentials":{"refresh_token":"refresh-1","access_token":"access-1","token_expiry_date":"2020-01-01T00:00:00Z"}}`
+	config := writeFile(t, "config.json", configText)
+	res := runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", "../definitions/oauth-rotating-refresh-token.yaml",
+		"--config", config, "--catalog", catalog(t, "books"))
+	if res.Code != 0 || res.Stderr != "" {
+		t.Errorf("exit %d, stderr %q", res.Code, res.Stderr)
+	}
+	golden(t, "airbyte/read-control.golden", strings.ReplaceAll(res.Stdout, api.URL, "BASE_URL"))
+	if b, err := os.ReadFile(config); err != nil || string(b) != configText {
+		t.Errorf("the config file was changed: %s (%v)", b, err)
+	}
+	var urls []string
+	for _, r := range api.requests() {
+		urls = append(urls, r.Method+" "+r.URL)
+	}
+	if want := []string{"POST /oauth/rotating/token", "GET /v1/oauth/books?offset=0&limit=100"}; !slices.Equal(urls, want) {
+		t.Errorf("requests %q, want %q", urls, want)
+	}
+}
+
+// With the definition inside the config, a CONTROL message's config carries it back, as the
+// CDK's (whose config is the whole file the platform passed).
+func TestAirbyteReadControlKeepsTheInjectedManifest(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/oauth/rotating/token" {
+			_, _ = w.Write([]byte(`{"access_token":"access-2","refresh_token":"refresh-2","expires_in":3600}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"data":[{"id":1,"title":"Dune"}]}`))
+	})
+	src, err := os.ReadFile("../definitions/oauth-rotating-refresh-token.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := yamlToJSON(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","client_id":"demo-client","client_secret":"demo-secret",`+
+		`"credentials":{"refresh_token":"refresh-1","access_token":"access-1","token_expiry_date":"2020-01-01T00:00:00Z"},`+
+		`"__injected_declarative_manifest":`+manifest+`}`)
+	res := runCLIEnv(t, env, "", "airbyte", "read", "--config", config, "--catalog", catalog(t, "books"))
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stdout)
+	}
+	var control struct {
+		Control struct {
+			ConnectorConfig struct {
+				Config map[string]json.RawMessage `json:"config"`
+			} `json:"connectorConfig"`
+		} `json:"control"`
+	}
+	for _, line := range strings.Split(res.Stdout, "\n") {
+		if strings.HasPrefix(line, `{"type":"CONTROL"`) {
+			if err := json.Unmarshal([]byte(line), &control); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cfg := control.Control.ConnectorConfig.Config
+	if string(cfg["__injected_declarative_manifest"]) != manifest || !strings.Contains(string(cfg["credentials"]), `"refresh-2"`) {
+		t.Errorf("CONTROL config: manifest %.80s…, credentials %s", cfg["__injected_declarative_manifest"], cfg["credentials"])
 	}
 }

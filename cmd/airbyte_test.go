@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,9 @@ func TestAirbyteInjectedManifest(t *testing.T) {
 	golden(t, "airbyte/no-auth.spec.golden", res.Stdout)
 }
 
+// The goldens in testdata/airbyte/check-*.golden are the CONNECTION_STATUS of `airbyte
+// check`, the test server's address replaced by BASE_URL; the status is not an exit code
+// (0 either way) and stderr stays empty.
 func TestAirbyteCheck(t *testing.T) {
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/public/") {
@@ -78,23 +82,31 @@ func TestAirbyteCheck(t *testing.T) {
 		http.NotFound(w, r)
 	})
 	def := "../definitions/no-auth.yaml"
-	ok := writeFile(t, "config.json", `{"base_url":"`+api.URL+`"}`)
-	res := runCLI(t, "", "airbyte", "check", "--manifest-path", def, "--config", ok)
-	want := `{"type":"LOG","log":{"level":"INFO","message":"Check succeeded"}}` + "\n" +
-		`{"type":"CONNECTION_STATUS","connectionStatus":{"status":"SUCCEEDED"}}` + "\n"
-	if res.Code != 0 || res.Stdout != want || res.Stderr != "" {
-		t.Errorf("check: exit %d\nstdout %s\nstderr %s", res.Code, res.Stdout, res.Stderr)
+	cases := []struct{ name, def, config string }{
+		{"succeeded", def, `{"base_url":"` + api.URL + `"}`},
+		// The CDK: an invalid config is a FAILED status with the validation error, exit 0.
+		{"invalid-config", def, `{"base_url":5}`},
+		// The first page of the check stream fails: FAILED with the reason.
+		{"http-failure", def, `{"base_url":"` + api.URL + `/nowhere"}`},
 	}
-	if got := api.requests(); len(got) == 0 || !strings.HasPrefix(got[0].URL, "/v1/public/books") {
-		t.Errorf("requests: %+v", got)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			config := writeFile(t, "config.json", tc.config)
+			res := runCLI(t, "", "airbyte", "check", "--manifest-path", tc.def, "--config", config)
+			if res.Code != 0 || res.Stderr != "" {
+				t.Errorf("exit %d, stderr %q", res.Code, res.Stderr)
+			}
+			golden(t, "airbyte/check-"+tc.name+".golden", strings.ReplaceAll(res.Stdout, api.URL, "BASE_URL"))
+		})
 	}
-
-	// The CDK: an invalid config is a FAILED status with the validation error, exit 0.
-	bad := writeFile(t, "bad.json", `{"base_url":5}`)
-	res = runCLI(t, "", "airbyte", "check", "--manifest-path", def, "--config", bad)
-	want = `{"type":"CONNECTION_STATUS","connectionStatus":{"status":"FAILED","message":"Config validation error: testing value \"base_url\": got integer, want string"}}` + "\n"
-	if res.Code != 0 || res.Stdout != want || res.Stderr != "" {
-		t.Errorf("check with a bad config: exit %d\nstdout %s\nstderr %s", res.Code, res.Stdout, res.Stderr)
+	// The first page of each stream the check names, until one fails.
+	var urls []string
+	for _, r := range api.requests() {
+		urls = append(urls, r.URL)
+	}
+	want := []string{"/v1/public/books?offset=0&limit=100", "/v1/public/authors?offset=0&limit=100", "/nowhere/v1/public/books?offset=0&limit=100"}
+	if !slices.Equal(urls, want) {
+		t.Errorf("requests %q, want %q", urls, want)
 	}
 }
 
@@ -139,6 +151,7 @@ func TestAirbyteConfigErrors(t *testing.T) {
 	bad := writeFile(t, "bad.json", `{"base_url":5}`)
 	noManifest := writeFile(t, "config.json", `{"base_url":"x"}`)
 	notJSON := writeFile(t, "broken.json", `{"base_url":`)
+	badDef := writeFile(t, "def.yaml", "version: 6.0.0\ntype: DeclarativeSource\nstreams:\n  - type: DeclarativeStream\n    nme: x\n")
 	cases := []struct {
 		name string
 		args []string
@@ -150,6 +163,8 @@ func TestAirbyteConfigErrors(t *testing.T) {
 			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: invalid config: ` + "`__injected_declarative_manifest`" + ` should be provided at the root of the config or using the --manifest-path argument; config only has keys: [base_url]","failure_type":"config_error"`},
 		{"config not JSON", []string{"check", "--manifest-path", def, "--config", notJSON},
 			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: could not read json file ` + notJSON + `: it is not a JSON object","failure_type":"config_error"`},
+		{"invalid definition", []string{"spec", "--manifest-path", badDef},
+			`"message":"Invalid definition: DeclarativeStream is missing the required field ` + "`name`" + `","failure_type":"config_error"`},
 		{"config missing", []string{"check", "--manifest-path", def, "--config", "/nonexistent/config.json"},
 			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: cannot read the config: /nonexistent/config.json: no such file or directory","failure_type":"config_error"`},
 	}

@@ -150,3 +150,34 @@ func TestConcurrentStreamFailureIsReportedPerStream(t *testing.T) {
 		t.Errorf("stderr:\n%s", res.Stderr)
 	}
 }
+
+// In the airbyte format too, a concurrent read writes what a sequential one writes: a stream
+// read while an earlier one still holds stdout waits in a buffer, and gets its RUNNING status
+// before its first record when the buffer is written out.
+func TestConcurrentAirbyteMatchesSequential(t *testing.T) {
+	t.Parallel()
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/")
+		if name == "a" {
+			// Read at once, b's records wait in their buffer while a holds stdout.
+			time.Sleep(150 * time.Millisecond)
+		}
+		w.Write([]byte(`{"data":[{"s":"` + name + `","n":1},{"s":"` + name + `","n":2}]}`))
+	})
+	def := pagedDefinition(t, api.URL, "offset", 3, []string{"a", "b"}, "")
+	vals := writeFile(t, "values.yaml", "{}\n")
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	args := []string{"read", def, "--testing-values", vals, "--format", "airbyte"}
+	seq := runCLIEnv(t, env, "", args...)
+	got := runCLIEnv(t, env, "", append(args, "--concurrency", "2")...)
+	if seq.Code != 0 || got.Code != 0 {
+		t.Fatalf("exit %d and %d: %s %s", seq.Code, got.Code, seq.Stderr, got.Stderr)
+	}
+	if got.Stdout != seq.Stdout {
+		t.Errorf("--concurrency 2:\n%s\nsequential:\n%s", got.Stdout, seq.Stdout)
+	}
+	if n := strings.Count(got.Stdout, `"status":"RUNNING"`); n != 2 {
+		t.Errorf("%d RUNNING statuses, want one per stream:\n%s", n, got.Stdout)
+	}
+}

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"connector/internal/protocoltest"
+	"connector/pkg/output"
 )
 
 // update rewrites golden files: go test ./cmd -run TestX -update
@@ -42,13 +45,47 @@ func runCLI(t *testing.T, stdin string, args ...string) cliResult {
 	return runCLIEnv(t, testEnv(nil), stdin, args...)
 }
 
-// runCLIEnv is runCLI in env; its streams are replaced by stdin and buffers.
+// runCLIEnv is runCLI in env; its streams are replaced by stdin and buffers. When the
+// command line writes the Airbyte protocol (`airbyte …`, `read` in the airbyte format),
+// every line of stdout must be a valid Airbyte message, whatever the test then compares.
 func runCLIEnv(t *testing.T, env Env, stdin string, args ...string) cliResult {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env.Stdin, env.Stdout, env.Stderr = strings.NewReader(stdin), &out, &errb
 	code := Execute(context.Background(), args, env)
+	if writesProtocol(args, env) {
+		protocoltest.Check(t, out.String())
+	}
 	return cliResult{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// writesProtocol says whether the command line writes Airbyte protocol messages on stdout:
+// a command of `airbyte`, or `read` whose --format, from wherever the program takes it (the
+// command line, CONNECTOR_FORMAT, the settings file), is airbyte. The program's own command
+// tree and settings decide, so no spelling of the format escapes the check.
+func writesProtocol(args []string, env Env) bool {
+	root := newRootCmd(newIOStreams(strings.NewReader(""), io.Discard, io.Discard), &env)
+	c, rest, err := root.Find(args)
+	if err != nil {
+		return false
+	}
+	c.InitDefaultHelpFlag()
+	if c.ParseFlags(rest) != nil {
+		return false // a usage error, reported on stderr
+	}
+	if help, _ := c.Flags().GetBool("help"); help {
+		return false
+	}
+	switch {
+	case c.Name() == "airbyte" || c.HasParent() && c.Parent().Name() == "airbyte":
+		return true
+	case c.Name() != "read":
+		return false
+	}
+	if err := loadSettings(c, &env); err != nil {
+		return false
+	}
+	return c.Flags().Lookup("format").Value.String() == output.FormatAirbyte
 }
 
 // recorded is one request an API received.

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"connector/internal/protocoltest"
 )
 
 // Incremental reads as a user runs them, beyond what the CDK's recorded runs show
@@ -452,6 +454,7 @@ func TestIncrementalWithoutStateFile(t *testing.T) {
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}
+		protocoltest.Check(t, string(out)) // a process of its own: runCLIEnv does not see it
 		outs = append(outs, emittedAt.ReplaceAllString(string(out), ""))
 	}
 	if outs[0] != outs[1] || strings.Count(outs[0], `"type":"RECORD"`) != 4 || strings.Count(outs[0], `"type":"STATE"`) != 3 {

@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +32,9 @@ type readOptions struct {
 	// which streams failed ends with one more TRACE ERROR naming them all, without a stream,
 	// as the CDK's concurrent read does.
 	protocol bool
+	// injected is the definition the config carried (airbyte read), put back in the config
+	// of a CONTROL message.
+	injected json.RawMessage
 }
 
 func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
@@ -141,7 +146,13 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	for _, name := range opts.missing {
 		out.StreamStatus(name, "INCOMPLETE")
 	}
-	p.onConfigUpdate = func(config map[string]any) { out.Control(config) }
+	p.onConfigUpdate = func(config map[string]any) {
+		if opts.injected != nil {
+			config = maps.Clone(config)
+			config[injectedKey] = opts.injected
+		}
+		out.Control(config)
+	}
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
 	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY}
 	ro.Observer = prog

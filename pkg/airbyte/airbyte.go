@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/url"
 	"time"
 
 	"connector/pkg/manifest"
@@ -23,11 +24,15 @@ type Spec struct {
 }
 
 // SpecOf is the spec of a definition; a definition without spec has an empty object schema.
+// A documentation_url that is not an absolute URL is left out (the definition's validation
+// warns about it): the protocol's documentationUrl is a URI.
 func SpecOf(def *manifest.Definition) Spec {
 	s := Spec{
 		ConnectionSpecification: ordered(def.SpecJSON.ConnectionSpec),
-		DocumentationURL:        def.SpecJSON.DocumentationURL,
 		AdvancedAuth:            ordered(def.SpecJSON.AdvancedAuth),
+	}
+	if u, err := url.Parse(def.SpecJSON.DocumentationURL); err == nil && u.IsAbs() {
+		s.DocumentationURL = def.SpecJSON.DocumentationURL
 	}
 	if s.ConnectionSpecification == nil {
 		s.ConnectionSpecification = map[string]any{}
@@ -63,8 +68,38 @@ func StreamOf(s *manifest.Stream, cursorField string, allowCatalogCursor bool) S
 		st.SupportedSyncModes = append(st.SupportedSyncModes, "incremental")
 		st.DefaultCursorField = []string{cursorField}
 	}
-	st.SourceDefinedPrimaryKey = s.PrimaryKeyPaths()
+	st.SourceDefinedPrimaryKey = primaryKey(s.PrimaryKey)
 	return st
+}
+
+// primaryKey is [[key] for key in keys]: a string is one key, a list of strings several; a
+// list of lists (field paths) is kept as written.
+func primaryKey(pk any) [][]string {
+	switch k := pk.(type) {
+	case string:
+		if k == "" {
+			return nil
+		}
+		return [][]string{{k}}
+	case []any:
+		var out [][]string
+		for _, e := range k {
+			switch e := e.(type) {
+			case string:
+				out = append(out, []string{e})
+			case []any:
+				path := []string{} // [] for an empty path, never null
+				for _, p := range e {
+					if ps, ok := p.(string); ok {
+						path = append(path, ps)
+					}
+				}
+				out = append(out, path)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // ordered is v (a plain value, or *record.Object keeping the definition's key order) as
@@ -107,8 +142,8 @@ type (
 	errorMessage struct {
 		Type  string `json:"type"`
 		Trace struct {
-			Type      string  `json:"type"`
-			EmittedAt float64 `json:"emitted_at"`
+			Type      string `json:"type"`
+			EmittedAt int64  `json:"emitted_at"`
 			Error     struct {
 				Message         string `json:"message"`
 				InternalMessage string `json:"internal_message,omitempty"`
@@ -162,7 +197,7 @@ func (w *Writer) Log(level, message string) error {
 func (w *Writer) Error(message, internal, failureType string) error {
 	var m errorMessage
 	m.Type, m.Trace.Type = "TRACE", "ERROR"
-	m.Trace.EmittedAt = float64(w.Now().UnixMilli())
+	m.Trace.EmittedAt = w.Now().UnixMilli()
 	m.Trace.Error.Message, m.Trace.Error.InternalMessage = message, internal
 	m.Trace.Error.FailureType = failureType
 	return w.write(m)

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -189,6 +190,11 @@ func (l *loader) spec(n *yaml.Node, def *Definition) (conn, adv map[string]any) 
 	}
 	if du := c.get("documentation_url"); du != nil && isString(du) {
 		def.SpecJSON.DocumentationURL = du.Value
+		if u, err := url.Parse(du.Value); err != nil || !u.IsAbs() {
+			l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeType, Line: du.Line, Column: du.Column, Path: "spec.documentation_url",
+				Message: fmt.Sprintf("`documentation_url` %q is not an absolute URL: the Airbyte protocol's documentationUrl is a URI, so `connector airbyte spec` leaves it out", du.Value),
+				Hint:    "write the address with its scheme, as https://docs.example.com/my-source"})
+		}
 	}
 	if r := c.get("config_normalization_rules"); !isEmpty(r) {
 		l.norm = l.configNormalization(r, "spec.config_normalization_rules")

@@ -203,6 +203,37 @@ streams:
 	}
 }
 
+// The Airbyte protocol's documentationUrl is a URI: a documentation_url without a scheme is
+// a warning (the SPEC message leaves it out); an absolute one is quiet.
+func TestDocumentationURLIsAbsolute(t *testing.T) {
+	for _, tt := range []struct{ url, want string }{
+		{"https://docs.example.com/a b", ""},
+		{"docs.example.com/source", "11:22 warning type `documentation_url` \"docs.example.com/source\" is not an absolute URL: the Airbyte protocol's documentationUrl is a URI, so `connector airbyte spec` leaves it out"},
+		{"https://docs example.com", "11:22 warning type `documentation_url` \"https://docs example.com\" is not an absolute URL: the Airbyte protocol's documentationUrl is a URI, so `connector airbyte spec` leaves it out"},
+	} {
+		src := `
+streams:
+  - name: a
+    retriever:
+      requester: {url_base: "https://x.test"}
+      record_selector: {extractor: {field_path: []}}
+spec:
+  type: Spec
+  connection_specification:
+    type: object
+  documentation_url: "` + tt.url + `"
+`
+		def, diags := Parse("d.yaml", []byte(src))
+		var got []string
+		for _, d := range diags {
+			got = append(got, fmt.Sprintf("%d:%d %s %s %s", d.Line, d.Column, d.Severity, d.Code, d.Message))
+		}
+		if strings.Join(got, "\n") != tt.want || def == nil || def.SpecJSON.DocumentationURL != tt.url {
+			t.Errorf("%s: got %q, want %q", tt.url, got, tt.want)
+		}
+	}
+}
+
 func TestStreamNamesAndCheck(t *testing.T) {
 	src := `
 check: {stream_names: [a, c]}

@@ -111,7 +111,7 @@ func (s *Stream) PrimaryKeyPaths() [][]string {
 			case string:
 				out = append(out, []string{e})
 			case []any:
-				var path []string
+				path := []string{} // [] for an empty path, never null
 				for _, p := range e {
 					if ps, ok := p.(string); ok {
 						path = append(path, ps)

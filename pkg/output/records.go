@@ -73,21 +73,11 @@ func NewRecordWriter(w io.Writer, format string, now func() time.Time) (*RecordW
 func (r *RecordWriter) Records(stream string, recs []record.Record) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err := r.objects(recs); err != nil {
+		return err
+	}
 	if r.format == FormatAirbyte && len(recs) > 0 && !r.running[stream] {
-		if r.running == nil {
-			r.running = map[string]bool{}
-		}
-		r.running[stream] = true
-		if r.logs {
-			var m logMessage
-			m.Type, m.Log.Level, m.Log.Message = "LOG", "INFO", "Marking stream "+stream+" as RUNNING"
-			line, err := encodeMessage(m)
-			if err != nil {
-				return err
-			}
-			r.cur = append(r.cur, line...)
-		}
-		line, err := encodeMessage(r.status(stream, "RUNNING"))
+		line, err := r.runningLine(stream)
 		if err != nil {
 			return err
 		}
@@ -105,7 +95,7 @@ func (r *RecordWriter) Records(stream string, recs []record.Record) error {
 func (r *RecordWriter) record(stream string, rec record.Record) error {
 	b, err := r.line(r.cur, r.prefix(stream), rec)
 	if err != nil {
-		return fmt.Errorf("stream %s: %w", stream, err) // r.cur is left as it was
+		return err // r.cur is left as it was
 	}
 	r.cur = b
 	if len(r.cur) < chunkSize {
@@ -133,6 +123,86 @@ func (r *RecordWriter) line(b, prefix []byte, rec record.Record) ([]byte, error)
 		b = append(b, `}}`...)
 	}
 	return append(b, '\n'), nil
+}
+
+// runningLine is the RUNNING status of stream, which is then running; the caller holds
+// r.mu.
+func (r *RecordWriter) runningLine(stream string) ([]byte, error) {
+	if r.running == nil {
+		r.running = map[string]bool{}
+	}
+	r.running[stream] = true
+	status, err := encodeMessage(r.status(stream, "RUNNING"))
+	if err != nil || !r.logs {
+		return status, err
+	}
+	var m logMessage
+	m.Type, m.Log.Level, m.Log.Message = "LOG", "INFO", "Marking stream "+stream+" as RUNNING"
+	line, err := encodeMessage(m)
+	if err != nil {
+		return nil, err
+	}
+	return append(line, status...), nil
+}
+
+// objects refuses, in the airbyte format, a page of records of which one is not a JSON
+// object, before writing any of them: the data of an Airbyte RECORD is an object, and the
+// CDK fails the stream of such a record.
+func (r *RecordWriter) objects(recs []record.Record) error {
+	if r.format != FormatAirbyte {
+		return nil
+	}
+	for _, rec := range recs {
+		if rec.Object == nil && (len(rec.Raw) == 0 || rec.Raw[0] != '{') {
+			return fmt.Errorf("a record is %s, not an object: an Airbyte RECORD's data is an object", jsonKind(rec.Raw))
+		}
+	}
+	return nil
+}
+
+// jsonKind names the kind of a JSON value from its compact text.
+func jsonKind(raw []byte) string {
+	if len(raw) == 0 {
+		return "empty"
+	}
+	switch raw[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// partLines writes the lines of a part (see Part), with the RUNNING status of each stream
+// not yet running before its first record, as Records writes it.
+func (r *RecordWriter) partLines(b []byte, firsts []streamAt) error {
+	if len(firsts) > 0 {
+		r.mu.Lock()
+		var out []byte
+		last := 0
+		for _, f := range firsts {
+			if r.running[f.stream] {
+				continue
+			}
+			line, err := r.runningLine(f.stream)
+			if err != nil {
+				r.mu.Unlock()
+				return err
+			}
+			out = append(append(out, b[last:f.at]...), line...)
+			last = f.at
+		}
+		r.mu.Unlock()
+		if out != nil {
+			b = append(out, b[last:]...)
+		}
+	}
+	return r.lines(b)
 }
 
 // lines writes lines formatted by line, whole.
@@ -316,6 +386,9 @@ func (r *RecordWriter) Control(config map[string]any) error {
 	var m controlMessage
 	m.Type, m.Control.Type, m.Control.EmittedAt = "CONTROL", "CONNECTOR_CONFIG", r.now().UnixMilli()
 	m.Control.ConnectorConfig.Config = config
+	if config == nil {
+		m.Control.ConnectorConfig.Config = map[string]any{} // an object, never null
+	}
 	return r.message(m)
 }
 

@@ -52,10 +52,13 @@ type Part struct {
 	headCh   chan struct{} // closed when the part becomes the head
 	buf      []byte
 	prefixes map[string][]byte
-	done     bool
-	dropped  bool
-	atHead   []func()
-	err      error
+	// firsts are where the first record of each stream begins in buf: when the part is
+	// written out, a stream not yet running gets its RUNNING status there (airbyte).
+	firsts  []streamAt
+	done    bool
+	dropped bool
+	atHead  []func()
+	err     error
 }
 
 // Records writes the records of one page: straight out at the head, else into the part's
@@ -71,16 +74,23 @@ func (p *Part) Records(stream string, recs []record.Record) error {
 		s.mu.Unlock()
 		return s.w.Records(stream, recs)
 	}
+	if err := s.w.objects(recs); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	prefix, ok := p.prefixes[stream]
 	if !ok {
 		prefix = s.w.newPrefix(stream)
 		p.prefixes[stream] = prefix
 	}
 	var err error
-	for _, rec := range recs {
+	for i, rec := range recs {
 		var b []byte
 		if b, err = s.w.line(p.buf, prefix, rec); err != nil {
 			break
+		}
+		if i == 0 && s.w.format == FormatAirbyte && !p.has(stream) {
+			p.firsts = append(p.firsts, streamAt{stream, len(p.buf)})
 		}
 		p.buf = b
 	}
@@ -100,6 +110,22 @@ func (p *Part) Records(stream string, recs []record.Record) error {
 		s.mu.Unlock()
 	}
 	return err
+}
+
+// streamAt is a place in a part's buffer where a stream's records begin.
+type streamAt struct {
+	stream string
+	at     int
+}
+
+// has says whether the part's buffer holds records of stream. The caller holds s.mu.
+func (p *Part) has(stream string) bool {
+	for _, f := range p.firsts {
+		if f.stream == stream {
+			return true
+		}
+	}
+	return false
 }
 
 // EndPage hands what the head part wrote to the writer goroutine; a part not at the head
@@ -137,7 +163,7 @@ func (p *Part) Done(drop bool) {
 	defer s.mu.Unlock()
 	p.done = true
 	if drop {
-		p.dropped, p.buf = true, nil
+		p.dropped, p.buf, p.firsts = true, nil, nil
 	}
 	for len(s.queue) > 0 && s.queue[0].done {
 		s.queue = s.queue[1:]
@@ -146,8 +172,8 @@ func (p *Part) Done(drop bool) {
 		}
 		next := s.queue[0]
 		if len(next.buf) > 0 {
-			next.err = s.w.lines(next.buf)
-			next.buf = nil
+			next.err = s.w.partLines(next.buf, next.firsts)
+			next.buf, next.firsts = nil, nil
 		}
 		next.head = true
 		close(next.headCh)
@@ -166,5 +192,5 @@ func (p *Part) Done(drop bool) {
 func (p *Part) Drop() {
 	p.s.mu.Lock()
 	defer p.s.mu.Unlock()
-	p.dropped, p.buf = true, nil
+	p.dropped, p.buf, p.firsts = true, nil, nil
 }

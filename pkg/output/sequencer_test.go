@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"connector/pkg/record"
 )
@@ -94,5 +95,37 @@ func TestSequencerEndsWaitsWithTheContext(t *testing.T) {
 	cancel()
 	if err := p.Records("s", rec(`"`+line+`"`)); err != context.Canceled {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// In the airbyte format, records that waited in a part's buffer get their stream's RUNNING
+// status before the first of them when the part is written out, once per stream, as
+// records written at the head do.
+func TestSequencerWritesRunningBeforeBufferedRecords(t *testing.T) {
+	var buf bytes.Buffer
+	now := func() time.Time { return time.UnixMilli(7) }
+	w, _ := NewRecordWriter(&buf, FormatAirbyte, now)
+	s := NewSequencer(context.Background(), w)
+	head, second, third := s.Part(), s.Part(), s.Part()
+	// The later parts are written first, while the head holds stdout.
+	third.Records("b", rec(`{"b":3}`))
+	second.Records("a", rec(`{"a":2}`))
+	second.Records("b", rec(`{"b":1}`))
+	second.Records("b", rec(`{"b":2}`))
+	head.Records("a", rec(`{"a":1}`))
+	head.Done(false)
+	second.Done(false)
+	third.Done(false)
+	w.Close()
+	status := func(stream string) string {
+		return `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":7,"stream_status":{"stream_descriptor":{"name":"` + stream + `"},"status":"RUNNING"}}}` + "\n"
+	}
+	record := func(stream, data string) string {
+		return `{"type":"RECORD","record":{"stream":"` + stream + `","data":` + data + `,"emitted_at":7}}` + "\n"
+	}
+	want := status("a") + record("a", `{"a":1}`) + record("a", `{"a":2}`) +
+		status("b") + record("b", `{"b":1}`) + record("b", `{"b":2}`) + record("b", `{"b":3}`)
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 }
