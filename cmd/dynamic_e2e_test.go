@@ -120,10 +120,18 @@ func TestDynamicStreamsUnknownStream(t *testing.T) {
 	}
 }
 
-// streams lists the static and the resolved streams, in read order.
+// streams lists the static and the resolved streams, in read order, each with its
+// pagination (the page size each component gave), partitions, cursor and primary key.
 func TestDynamicStreamsList(t *testing.T) {
 	res, log := dynamicRun(t, "streams")
-	want := "table_books\ntable_authors\ntable_events\ntable_reviews\nfew_events\nmore_reviews\n"
+	want := `STREAM         KIND     PAGINATION                      PARTITIONS  INCREMENTAL  PRIMARY KEY
+table_books    dynamic  OffsetIncrement, page size 100  -           -            id
+table_authors  dynamic  OffsetIncrement, page size 100  -           -            id
+table_events   dynamic  OffsetIncrement, page size 100  -           -            id
+table_reviews  dynamic  OffsetIncrement, page size 100  -           -            id
+few_events     dynamic  OffsetIncrement, page size 50   -           -            id
+more_reviews   dynamic  OffsetIncrement, page size 100  -           -            id
+`
 	if res.Code != 0 || res.Stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
 	}

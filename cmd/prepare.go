@@ -196,13 +196,19 @@ func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path s
 	}
 	if path == "" {
 		if missing := missingRequired(spec, vals.Map); len(missing) > 0 {
-			return nil, nil, usagef("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)",
-				defPath, strings.Join(missing, ", "))
+			return nil, nil, &valuesRequired{&usageError{fmt.Sprintf("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)",
+				defPath, strings.Join(missing, ", "))}}
 		}
 	}
 	s.redactor.Add(vals.Secrets(spec)...)
 	return vals, defaults, nil
 }
+
+// valuesRequired is the usage error of a command run without testing values that the
+// specification requires (`streams` then lists the static streams alone).
+type valuesRequired struct{ *usageError }
+
+func (e *valuesRequired) Unwrap() error { return e.usageError }
 
 // applyAssignments applies --set and --set-json in command-line order. A value that does
 // not fit the type the specification gives its key is invalid testing values (exit 3, as

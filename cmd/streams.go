@@ -2,33 +2,57 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"connector/pkg/manifest"
+	"connector/pkg/streaminfo"
+	"connector/pkg/values"
 )
 
 type streamsOptions struct {
-	io    *ioStreams
-	env   *Env
-	def   string
-	flags runFlags
+	io     *ioStreams
+	env    *Env
+	def    string
+	flags  runFlags
+	format string
 }
 
-// newCmdStreams is `connector streams DEF`: the stream names of a definition, the dynamic ones
-// included. It is a command of its own, not a flag of validate, because making dynamic
-// streams needs the testing values and, for an HttpComponentsResolver, requests, while
-// validate reads the definition alone and never reaches the network.
+// newCmdStreams is `connector streams DEF`: the streams of a definition, the dynamic ones
+// included, each with its pagination, partitioning, incremental cursor and primary key. It
+// is a command of its own, not a flag of validate, because making dynamic streams needs
+// the testing values and, for an HttpComponentsResolver, requests, while validate reads
+// the definition alone and never reaches the network.
 func newCmdStreams(io *ioStreams, env *Env, runF func(*streamsOptions) error) *cobra.Command {
 	opts := &streamsOptions{io: io, env: env}
 	c := &cobra.Command{
-		Use:   "streams DEF [--testing-values FILE]",
-		Short: "List the streams of a definition, the dynamic streams made from the testing values included",
-		Long: `streams prints the name of every stream a read would see, one per line on stdout, in
-read order: the streams of the definition, then the streams each dynamic_streams entry makes
-from the testing values (a ConfigComponentsResolver reads them; an HttpComponentsResolver
-requests its API, as read does).`,
-		Example: `  connector streams definitions/dynamic-streams.yaml --testing-values testing-values.example.yaml`,
-		Args:    exactlyOneDefinition,
+		Use:   "streams DEF [--testing-values FILE] [--format text|json]",
+		Short: "List the streams of a definition with their pagination, partitions, cursor and primary key",
+		Long: `streams prints every stream a read would see, one line each on stdout, in read order: the
+streams of the definition, then the streams each dynamic_streams entry makes from the testing
+values (a ConfigComponentsResolver reads them; an HttpComponentsResolver requests its API, as
+read does). Each line gives the stream's name, whether it is static or dynamic, its
+pagination (strategy, page size, cursor), its partition router, its incremental cursor
+(type, cursor field, step) and its primary key; "-" where it has none. Values that come from
+the testing values are shown rendered when they are given, else as written.
+
+Listing the static streams needs no testing values and makes no request. Without
+--testing-values, when the specification requires values, a definition with dynamic streams
+has its static streams listed alone, and stderr says which dynamic streams were left out.
+
+--format json prints one JSON object per stream instead: {"name", "dynamic", "pagination",
+"partitioning", "incremental", "primary_key"}, each part {"type", "text"} (and
+"cursor_field" for the cursor) or null.`,
+		Example: `  connector streams definitions/incremental-substream.yaml
+  connector streams definitions/dynamic-streams.yaml --testing-values testing-values.example.yaml
+  connector streams def.yaml --format json | jq -r 'select(.incremental != null) | .name'`,
+		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
 			if runF != nil {
@@ -38,19 +62,99 @@ requests its API, as read does).`,
 		},
 	}
 	opts.flags.addTestingValues(c)
+	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text (aligned columns) or json (one object per stream)")
 	return c
 }
 
 func streamsRun(ctx context.Context, opts *streamsOptions) error {
-	p, err := prepare(ctx, opts.io, opts.env, opts.def, &opts.flags)
+	s := opts.io
+	if _, err := os.Stat(opts.def); err != nil {
+		return usagef("cannot read definition: %v", pathError(err))
+	}
+	def, diags, err := manifest.LoadContext(ctx, opts.def)
 	if err != nil {
+		return err
+	}
+	if diags.HasErrors() {
+		diags.Sort()
+		printDiagnostics(s, s.Err, diags)
+		s.summary(opts.def, diags)
+		return &silentError{code: exitInvalid}
+	}
+	if len(def.Dynamic) == 0 {
+		// The static streams need no authenticator: the testing values only fill in
+		// what the descriptions show.
+		vals, _, err := loadTestingValues(s, opts.def, def.ConnectionSpec, opts.flags.testingValues, opts.flags.assign)
+		var vr *valuesRequired
+		switch {
+		case errors.As(err, &vr):
+			return printStreams(opts, describe(def, defaultsOnly(def), len(def.Streams)))
+		case err != nil:
+			return err
+		}
+		return printStreams(opts, describe(def, vals.Map, len(def.Streams)))
+	}
+	p, err := prepare(ctx, s, opts.env, opts.def, &opts.flags)
+	var vr *valuesRequired
+	switch {
+	case errors.As(err, &vr):
+		names := make([]string, len(def.Dynamic))
+		for i, d := range def.Dynamic {
+			names[i] = d.Name
+		}
+		why := strings.TrimPrefix(vr.msg, "--testing-values is required: ")
+		why, _, _ = strings.Cut(why, ";")
+		fmt.Fprintf(s.Err, "note: the streams of dynamic_streams %s are not listed: they are made from the testing values, and %s; pass --testing-values FILE\n",
+			strings.Join(names, ", "), why)
+		return printStreams(opts, describe(def, defaultsOnly(def), len(def.Streams)))
+	case err != nil:
 		return err
 	}
 	if err := p.resolve(ctx, nil); err != nil {
 		return err
 	}
-	for _, s := range p.def.Streams {
-		fmt.Fprintln(opts.io.Out, s.Name)
+	return printStreams(opts, describe(p.def, p.values.Map, len(def.Streams)))
+}
+
+// describe describes the streams of def; those from static on were made by dynamic_streams.
+func describe(def *manifest.Definition, config map[string]any, static int) []streaminfo.Info {
+	infos := make([]streaminfo.Info, len(def.Streams))
+	for i, s := range def.Streams {
+		infos[i] = streaminfo.Of(s, config, i >= static)
 	}
-	return nil
+	return infos
+}
+
+// defaultsOnly is the testing values of a listing without them: the spec's defaults.
+func defaultsOnly(def *manifest.Definition) map[string]any {
+	vals := values.None()
+	vals.ApplyDefaults(def.ConnectionSpec)
+	return vals.Map
+}
+
+func printStreams(opts *streamsOptions, infos []streaminfo.Info) error {
+	red := opts.io.redactor.String
+	if opts.format == "json" {
+		for _, in := range infos {
+			b, err := json.Marshal(in)
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Fprintln(opts.io.Out, red(string(b))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.io.Out, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "STREAM\tKIND\tPAGINATION\tPARTITIONS\tINCREMENTAL\tPRIMARY KEY")
+	for _, in := range infos {
+		kind := "static"
+		if in.Dynamic {
+			kind = "dynamic"
+		}
+		cells := append([]string{in.Name, kind}, in.Line()...)
+		fmt.Fprintln(tw, red(strings.Join(cells, "\t")))
+	}
+	return tw.Flush()
 }

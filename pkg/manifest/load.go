@@ -355,6 +355,10 @@ func (l *loader) compileTemplates() {
 type Spec struct {
 	ConnectionSpec map[string]any
 	AdvancedAuth   map[string]any
+	// Ordered is connection_specification as written, for what shows its properties in
+	// the definition's order (connector init-values): objects as *record.Object, numbers
+	// as json.Number; nil when absent.
+	Ordered any
 }
 
 // LoadSpec reads only the `spec` section of a definition (with `$ref` resolved), for commands
@@ -387,7 +391,9 @@ func LoadSpec(path string) (*Spec, diag.List) {
 	if root != nil && root.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			if root.Content[i].Value == "spec" {
-				spec.ConnectionSpec, spec.AdvancedAuth = l.spec(root.Content[i+1], &Definition{})
+				d := &Definition{}
+				spec.ConnectionSpec, spec.AdvancedAuth = l.spec(root.Content[i+1], d)
+				spec.Ordered = d.SpecJSON.ConnectionSpec
 			}
 		}
 	}

@@ -94,6 +94,37 @@ type Stream struct {
 	DynamicSchema *DynamicSchema
 }
 
+// PrimaryKeyPaths is the primary key as a list of field paths, as the Airbyte catalog
+// writes it: a string is one key, a list of strings several one-field keys, a list of
+// lists field paths as written; nil without a primary key.
+func (s *Stream) PrimaryKeyPaths() [][]string {
+	switch k := s.PrimaryKey.(type) {
+	case string:
+		if k == "" {
+			return nil
+		}
+		return [][]string{{k}}
+	case []any:
+		var out [][]string
+		for _, e := range k {
+			switch e := e.(type) {
+			case string:
+				out = append(out, []string{e})
+			case []any:
+				path := []string{} // [] for an empty path, never null
+				for _, p := range e {
+					if ps, ok := p.(string); ok {
+						path = append(path, ps)
+					}
+				}
+				out = append(out, path)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
 // Requester is an HttpRequester: where and how to send a request. It is also the login
 // requester of a session token authenticator.
 type Requester struct {

@@ -1,0 +1,195 @@
+// Package streaminfo describes the streams of a definition for `connector streams`: how
+// each is paginated, partitioned, read incrementally, and keyed, as one line of words and
+// as the JSON object scripts read. It reads the definition only; templates that need the
+// testing values are rendered with them when they are given, else shown as written.
+package streaminfo
+
+import (
+	"fmt"
+	"strings"
+
+	"connector/pkg/manifest"
+	"connector/pkg/template"
+)
+
+// Info is one stream.
+type Info struct {
+	Name string `json:"name"`
+	// Dynamic is set for a stream made by dynamic_streams.
+	Dynamic bool `json:"dynamic"`
+	// Pagination is always set (NoPagination at least); the others are nil when the stream
+	// has none.
+	Pagination   *Part `json:"pagination"`
+	Partitioning *Part `json:"partitioning"`
+	Incremental  *Part `json:"incremental"`
+	// PrimaryKey is the primary key as field paths: [["id"]], [["id"], ["date"]].
+	PrimaryKey [][]string `json:"primary_key"`
+}
+
+// Part is one aspect of a stream: the component's type, and a line saying what it does.
+type Part struct {
+	Type string `json:"type"`
+	// Field is the cursor field of an incremental cursor ("" otherwise).
+	Field string `json:"cursor_field,omitempty"`
+	Text  string `json:"text"`
+}
+
+// Of describes stream s; config is the testing values (nil or empty when there are none).
+func Of(s *manifest.Stream, config map[string]any, dynamic bool) Info {
+	in := Info{Name: s.Name, Dynamic: dynamic, PrimaryKey: s.PrimaryKeyPaths()}
+	if in.PrimaryKey == nil {
+		in.PrimaryKey = [][]string{}
+	}
+	r := renderer{config: config}
+	in.Pagination = r.pagination(s)
+	if s.Router != nil {
+		in.Partitioning = &Part{Type: s.Router.Type, Text: r.router(s.Router)}
+	}
+	in.Incremental = r.incremental(s)
+	return in
+}
+
+// Line is the text form of Info's parts, for the columns of `connector streams`:
+// pagination, partitioning, incremental cursor, primary key ("-" for none).
+func (in Info) Line() []string {
+	text := func(p *Part) string {
+		if p == nil {
+			return "-"
+		}
+		return p.Text
+	}
+	var keys []string
+	for _, k := range in.PrimaryKey {
+		keys = append(keys, strings.Join(k, "."))
+	}
+	pk := strings.Join(keys, ", ")
+	if pk == "" {
+		pk = "-"
+	}
+	return []string{text(in.Pagination), text(in.Partitioning), text(in.Incremental), pk}
+}
+
+// renderer renders the templates a description shows.
+type renderer struct{ config map[string]any }
+
+// text is a template rendered with the testing values and the component's parameters, or
+// its source when that gives nothing (a value the testing values lack).
+func (r renderer) text(t *template.Template, params map[string]any) string {
+	if t == nil {
+		return ""
+	}
+	if s, err := t.Render(map[string]any{"config": r.config, "parameters": params}); err == nil && s != "" {
+		return s
+	}
+	return t.Source()
+}
+
+func (r renderer) pagination(s *manifest.Stream) *Part {
+	if s.Async != nil {
+		dl := "NoPagination"
+		if p := s.Async.DownloadPaginator; p != nil {
+			dl = r.paginator(p)
+		}
+		return &Part{Type: "AsyncRetriever", Text: "AsyncRetriever job, downloads " + dl}
+	}
+	if s.Paginator == nil {
+		return &Part{Type: "NoPagination", Text: "NoPagination"}
+	}
+	return &Part{Type: s.Paginator.Strategy.Type, Text: r.paginator(s.Paginator)}
+}
+
+// paginator says `OffsetIncrement, page size 100` or `CursorPagination from
+// response.next, stop when response.done`.
+func (r renderer) paginator(p *manifest.Paginator) string {
+	st := p.Strategy
+	parts := []string{st.Type}
+	if st.Type == manifest.CursorPagination {
+		parts[0] += " from " + expression(st.CursorValue)
+		if st.StopCondition != nil {
+			parts = append(parts, "stop when "+expression(st.StopCondition))
+		}
+	}
+	if st.PageSize != nil {
+		parts = append(parts, "page size "+r.text(st.PageSize, p.Parameters))
+	}
+	if st.Type == manifest.PageIncrement {
+		parts = append(parts, fmt.Sprintf("first page %d", st.StartFromPage))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// router says what divides a stream into partitions.
+func (r renderer) router(rt *manifest.Router) string {
+	switch rt.Type {
+	case manifest.ListRouter:
+		field := r.text(rt.CursorField, rt.Parameters)
+		values, known := rt.Values, rt.ValuesTemplate == nil
+		if !known {
+			v, err := rt.ValuesTemplate.Eval(map[string]any{"config": r.config, "parameters": rt.Parameters})
+			values, known = v.([]any)
+			known = known && err == nil
+		}
+		if !known {
+			return fmt.Sprintf("ListPartitionRouter: %s from %s", field, rt.ValuesTemplate.Source())
+		}
+		if len(values) == 1 {
+			return fmt.Sprintf("ListPartitionRouter: %s, 1 value", field)
+		}
+		return fmt.Sprintf("ListPartitionRouter: %s, %d values", field, len(values))
+	case manifest.SubstreamRouter:
+		var parents []string
+		for _, pc := range rt.Parents {
+			parents = append(parents, fmt.Sprintf("%s.%s → %s", pc.Stream.Name,
+				r.text(pc.ParentKey, pc.Parameters), r.text(pc.PartitionField, pc.Parameters)))
+		}
+		return "SubstreamPartitionRouter: " + strings.Join(parents, ", ")
+	case manifest.GroupingRouter:
+		return fmt.Sprintf("GroupingPartitionRouter: %d at a time of %s", rt.GroupSize, r.router(rt.Underlying))
+	case manifest.UnionRouter, manifest.CartesianRouter:
+		var subs []string
+		for _, sub := range rt.Routers {
+			subs = append(subs, r.router(sub))
+		}
+		sep := " × "
+		if rt.Type == manifest.UnionRouter {
+			sep = " ∪ "
+		}
+		return rt.Type + ": " + strings.Join(subs, sep)
+	}
+	return rt.Type
+}
+
+func (r renderer) incremental(s *manifest.Stream) *Part {
+	inc, prefix := s.Incremental, ""
+	if s.Delegating != nil && s.Delegating.Incremental != nil {
+		inc, prefix = s.Delegating.Incremental.Incremental, "StateDelegatingStream, with a state: "
+	}
+	if inc == nil {
+		return nil
+	}
+	field := r.text(inc.CursorField, inc.Parameters)
+	text := prefix + inc.Type + " on " + field
+	if inc.Step != nil {
+		text += ", step " + r.text(inc.Step, inc.Parameters)
+	}
+	if s.Router != nil && inc.Type == manifest.DatetimeCursor {
+		if inc.GlobalSubstream || s.Router.Type == manifest.GroupingRouter {
+			text += ", one cursor for every partition"
+		} else {
+			text += ", a cursor per partition"
+		}
+	}
+	return &Part{Type: inc.Type, Field: field, Text: text}
+}
+
+// expression is a template's expression without its braces: `response.next`.
+func expression(t *template.Template) string {
+	if t == nil {
+		return ""
+	}
+	s := strings.TrimSpace(t.Source())
+	if strings.HasPrefix(s, "{{") && strings.HasSuffix(s, "}}") && strings.Count(s, "{{") == 1 {
+		return strings.TrimSpace(s[2 : len(s)-2])
+	}
+	return s
+}
