@@ -168,7 +168,7 @@ func configStreams(c *cobra.Command, def *manifest.Definition) []*manifest.Strea
 		}
 	}
 	quiet := newIOStreams(strings.NewReader(""), io.Discard, io.Discard)
-	vals, _, err := loadTestingValues(quiet, def.File, def.ConnectionSpec, tv.Value.String(), assign)
+	vals, _, err := loadTestingValues(quiet, def.File, def.ConnectionSpec, tv.Value.String(), assign, true)
 	if err != nil || transform.MigrateConfig(def.ConfigNormalization, vals.Map) != nil {
 		return nil
 	}

@@ -71,7 +71,7 @@ func TestInitValuesCorpusLoadsBack(t *testing.T) {
 			spec, _ := manifest.LoadSpec(def)
 			var errb bytes.Buffer
 			s := newIOStreams(strings.NewReader(""), &bytes.Buffer{}, &errb)
-			vals, _, err := loadTestingValues(s, def, spec.ConnectionSpec, file, nil)
+			vals, _, err := loadTestingValues(s, def, spec.ConnectionSpec, file, nil, true)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, errb.String())
 			}

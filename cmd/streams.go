@@ -84,7 +84,7 @@ func streamsRun(ctx context.Context, opts *streamsOptions) error {
 	if len(def.Dynamic) == 0 {
 		// The static streams need no authenticator: the testing values only fill in
 		// what the descriptions show.
-		vals, _, err := loadTestingValues(s, opts.def, def.ConnectionSpec, opts.flags.testingValues, opts.flags.assign)
+		vals, _, err := loadTestingValues(s, opts.def, def.ConnectionSpec, opts.flags.testingValues, opts.flags.assign, true)
 		var vr *valuesRequired
 		switch {
 		case errors.As(err, &vr):
