@@ -68,38 +68,8 @@ func StreamOf(s *manifest.Stream, cursorField string, allowCatalogCursor bool) S
 		st.SupportedSyncModes = append(st.SupportedSyncModes, "incremental")
 		st.DefaultCursorField = []string{cursorField}
 	}
-	st.SourceDefinedPrimaryKey = primaryKey(s.PrimaryKey)
+	st.SourceDefinedPrimaryKey = s.PrimaryKeyPaths()
 	return st
-}
-
-// primaryKey is [[key] for key in keys]: a string is one key, a list of strings several; a
-// list of lists (field paths) is kept as written.
-func primaryKey(pk any) [][]string {
-	switch k := pk.(type) {
-	case string:
-		if k == "" {
-			return nil
-		}
-		return [][]string{{k}}
-	case []any:
-		var out [][]string
-		for _, e := range k {
-			switch e := e.(type) {
-			case string:
-				out = append(out, []string{e})
-			case []any:
-				path := []string{} // [] for an empty path, never null
-				for _, p := range e {
-					if ps, ok := p.(string); ok {
-						path = append(path, ps)
-					}
-				}
-				out = append(out, path)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // ordered is v (a plain value, or *record.Object keeping the definition's key order) as
