@@ -43,10 +43,23 @@ type Redactor struct {
 	known   map[string]bool
 	derived []string // values computed from secrets, oldest first
 	idx     *index   // built on first use after a change
+	// names are the placeholder names of the secrets (see Placeholders), taken the names
+	// given, and labels the names proposed for values before they are secrets (Label).
+	names  map[string]string
+	taken  map[string]bool
+	labels map[string]string
 }
 
 // Add registers secret values. Values shorter than three bytes are ignored.
 func (r *Redactor) Add(values ...string) {
+	r.AddAs("", values...)
+}
+
+// AddAs registers secret values under a placeholder name (see Placeholders): "access_token"
+// for a token an API issued, say. A value already known keeps its first name; a value that
+// Label named, or that is a placeholder itself, takes that name instead; an empty name is
+// "secret". Values shorter than three bytes are ignored.
+func (r *Redactor) AddAs(name string, values ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, v := range values {
@@ -58,6 +71,7 @@ func (r *Redactor) Add(values ...string) {
 		}
 		r.known[v] = true
 		r.secrets = append(r.secrets, v)
+		r.nameLocked(v, name)
 		r.idx = nil
 	}
 }
@@ -131,7 +145,7 @@ func (r *Redactor) String(s string) string {
 	if ix == nil || len(s) < minLen {
 		return s
 	}
-	spans := ix.find(s)
+	spans := ix.find(s, false)
 	if len(spans) == 0 {
 		return s
 	}
@@ -155,7 +169,7 @@ func (r *Redactor) Bytes(b []byte) []byte {
 // Contains reports whether s spells a known secret in any form String masks.
 func (r *Redactor) Contains(s string) bool {
 	ix := r.index()
-	return ix != nil && len(ix.find(s)) > 0
+	return ix != nil && len(ix.find(s, false)) > 0
 }
 
 // Header returns the value of a header as it may be printed. The credential headers
@@ -275,6 +289,12 @@ type index struct {
 	// each secret raw, JSON-escaped and URL-encoded, and the base64 stretches its bytes alone
 	// determine.
 	patterns []string
+	// owner is, for each pattern, the secret it spells: an index into names.
+	owner []int32
+	// names are the placeholder names of the secrets, derived ones last; derived is where
+	// those begin.
+	names   []string
+	derived int32
 	// first lists, for each byte, the patterns a match can start with at that byte.
 	first [256][]int32
 }
@@ -292,21 +312,33 @@ func (r *Redactor) index() *index {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.idx == nil {
-		r.idx = build(append(slices.Clone(r.secrets), r.derived...))
+		names := make([]string, 0, len(r.secrets)+len(r.derived))
+		for _, s := range r.secrets {
+			names = append(names, r.names[s])
+		}
+		for range r.derived {
+			names = append(names, derivedName)
+		}
+		r.idx = build(append(slices.Clone(r.secrets), r.derived...), names, len(r.secrets))
 	}
 	return r.idx
 }
 
-func build(secrets []string) *index {
-	ix := &index{}
+// build indexes secrets, whose placeholder names are names; those from nDerived on are
+// derived values.
+func build(secrets, names []string, nDerived int) *index {
+	ix := &index{names: names, derived: int32(nDerived)}
 	seen := map[string]bool{}
+	var who int32
 	add := func(p string) {
 		if len(p) >= minLen && !seen[p] {
 			seen[p] = true
 			ix.patterns = append(ix.patterns, p)
+			ix.owner = append(ix.owner, who)
 		}
 	}
-	for _, s := range secrets {
+	for i, s := range secrets {
+		who = int32(i)
 		add(s)
 		add(jsonEscape(s))
 		add(url.QueryEscape(s))
@@ -362,26 +394,35 @@ func base64Cores(s string) []string {
 	return out
 }
 
-// span is a stretch of text to mask.
-type span struct{ start, end int }
+// span is a stretch of text to mask. who lists the secrets it spells (indexes into
+// index.names), when the caller asked for them.
+type span struct {
+	start, end int
+	who        []int32
+}
 
-// find returns the stretches of s that spell a secret, sorted and merged.
-func (ix *index) find(s string) []span {
+// find returns the stretches of s that spell a secret, sorted and merged; with named, each
+// says which secrets it spells.
+func (ix *index) find(s string, named bool) []span {
 	var spans []span
 	var scratch []uint64
 	for i := 0; i < len(s); i++ {
 		cands := ix.first[s[i]]
-		best := -1
+		best, bestP := -1, int32(-1)
 		for _, pi := range cands {
 			if e := match(s, i, ix.patterns[pi], &scratch); e > best {
-				best = e
+				best, bestP = e, pi
 			}
 		}
 		if best > i {
-			spans = append(spans, span{i, best})
+			sp := span{start: i, end: best}
+			if named {
+				sp.who = []int32{ix.owner[bestP]}
+			}
+			spans = append(spans, sp)
 		}
 	}
-	spans = append(spans, ix.base64Runs(s)...)
+	spans = append(spans, ix.base64Runs(s, named)...)
 	if len(spans) == 0 {
 		return nil
 	}
@@ -391,6 +432,7 @@ func (ix *index) find(s string) []span {
 		last := &merged[len(merged)-1]
 		if sp.start <= last.end {
 			last.end = max(last.end, sp.end)
+			last.who = appendNew(last.who, sp.who...)
 			continue
 		}
 		merged = append(merged, sp)
@@ -398,9 +440,19 @@ func (ix *index) find(s string) []span {
 	return merged
 }
 
+// appendNew appends the elements of add that list lacks.
+func appendNew(list []int32, add ...int32) []int32 {
+	for _, w := range add {
+		if !slices.Contains(list, w) {
+			list = append(list, w)
+		}
+	}
+	return list
+}
+
 // base64Runs finds runs of base64 text (at least 8 characters) that decode, in either
 // alphabet, to bytes spelling a secret.
-func (ix *index) base64Runs(s string) []span {
+func (ix *index) base64Runs(s string, named bool) []span {
 	var out []span
 	for i := 0; i < len(s); {
 		if !b64Byte(s[i]) {
@@ -415,8 +467,14 @@ func (ix *index) base64Runs(s string) []span {
 		for end < len(s) && end-j < 2 && s[end] == '=' {
 			end++
 		}
-		if j-i >= 8 && ix.decodesToSecret(s[i:j]) {
-			out = append(out, span{i, end})
+		if j-i >= 8 {
+			if dec, ok := ix.decodesToSecret(s[i:j]); ok {
+				sp := span{start: i, end: end}
+				if named {
+					sp.who = ix.spelledBy(dec)
+				}
+				out = append(out, sp)
+			}
 		}
 		i = end
 	}
@@ -428,7 +486,9 @@ func b64Byte(c byte) bool {
 		c == '+' || c == '/' || c == '-' || c == '_'
 }
 
-func (ix *index) decodesToSecret(run string) bool {
+// decodesToSecret reports whether run decodes to text that spells a secret, and returns
+// that text.
+func (ix *index) decodesToSecret(run string) (string, bool) {
 	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
 		// Trailing bits that do not make a byte are dropped, as decoders do.
 		n := len(run) - len(run)%4
@@ -440,10 +500,29 @@ func (ix *index) decodesToSecret(run string) bool {
 			continue
 		}
 		if ix.spells(string(dec)) {
-			return true
+			return string(dec), true
 		}
 	}
-	return false
+	return "", false
+}
+
+// spelledBy lists the secrets text spells (base64 aside), in the order they appear.
+func (ix *index) spelledBy(text string) []int32 {
+	var who []int32
+	var scratch []uint64
+	for i := 0; i < len(text); i++ {
+		best, bestP := -1, int32(-1)
+		for _, pi := range ix.first[text[i]] {
+			if e := match(text, i, ix.patterns[pi], &scratch); e > best {
+				best, bestP = e, pi
+			}
+		}
+		if best > i {
+			who = appendNew(who, ix.owner[bestP])
+			i = best - 1
+		}
+	}
+	return who
 }
 
 // spells reports whether text spells a secret anywhere (base64 aside).
