@@ -15,6 +15,7 @@ import (
 	"connector/pkg/auth"
 	"connector/pkg/budget"
 	"connector/pkg/diag"
+	"connector/pkg/har"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/run"
@@ -37,6 +38,9 @@ type runFlags struct {
 	concurrency      int
 	maxBody          sizeFlag
 	state            stateFlags
+	rec              recordFlags
+	// command names the command running, for a recording.
+	command string
 }
 
 func (f *runFlags) addTestingValues(c *cobra.Command) {
@@ -65,6 +69,11 @@ type prepared struct {
 	defaults []values.Default
 	// budget paces the requests of the run (nil: the definition has no api_budget).
 	budget *budget.Budget
+	// recorder records the run's exchanges (--record), replay answers them (--replay).
+	recorder   *har.Recorder
+	recordPath string
+	replay     *har.Replayer
+	replayPath string
 }
 
 // prepare loads and checks the definition and the testing values, registers every secret
@@ -85,6 +94,16 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		return nil, &silentError{code: exitInvalid}
 	}
 	p := &prepared{def: def, names: f.streams}
+	if f.rec.record != "" && f.rec.replay != "" {
+		return nil, usagef("--record and --replay cannot be used together: a replay sends no request to record")
+	}
+	var archive *har.Archive
+	if f.rec.replay != "" {
+		if archive, p.replay, err = openReplay(s, env, f.rec.replay); err != nil {
+			return nil, err
+		}
+		p.replayPath = f.rec.replay
+	}
 	if len(def.Dynamic) == 0 { // else selected by resolve, once the dynamic streams are made
 		streams, err := selectStreams(def, f.streams)
 		if err != nil {
@@ -93,9 +112,19 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		p.streams = streams
 	}
 
-	vals, defaults, err := loadTestingValues(s, defPath, def.ConnectionSpec, f.testingValues, f.assign)
+	var vals *values.Values
+	var defaults []values.Default
+	if archive != nil && f.testingValues == "" {
+		vals, defaults, err = recordedValues(s, archive, f.rec.replay, def.ConnectionSpec, f.assign)
+	} else {
+		vals, defaults, err = loadTestingValues(s, defPath, def.ConnectionSpec, f.testingValues, f.assign)
+	}
 	if err != nil {
 		return nil, err
+	}
+	var raw map[string]any // the values as loaded, for a recording
+	if f.rec.record != "" {
+		raw = copyValues(vals.Map).(map[string]any)
 	}
 	p.defaults = defaults
 	p.values = vals
@@ -124,8 +153,10 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 	if err := manifest.CheckGrantType(&view, vals.Map); err != nil {
 		return nil, &invalidError{err}
 	}
-	if err := checkUpdater(&view, vals, f); err != nil {
-		return nil, err
+	if p.replay == nil { // a replay writes no rotated token anywhere
+		if err := checkUpdater(&view, vals, f); err != nil {
+			return nil, err
+		}
 	}
 	rt := env.Transport
 	if rt == nil {
@@ -160,6 +191,12 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		return nil, &invalidError{err}
 	}
 	p.auth = a
+	if f.rec.record != "" {
+		if err := p.startRecording(s, env, defPath, f, raw); err != nil {
+			return nil, err
+		}
+		p.recordPath = f.rec.record
+	}
 	return p, nil
 }
 
@@ -183,16 +220,28 @@ func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path s
 			return nil, nil, usagef("cannot read testing values: %v", pathError(err))
 		}
 	}
-	if err := applyAssignments(vals, assign, spec); err != nil {
+	vals, defaults, err := finishValues(s, vals, spec, assign)
+	if err != nil {
 		return nil, nil, err
 	}
-	defaults := vals.ApplyDefaults(spec)
 	if path == "" {
 		if missing := missingRequired(spec, vals.Map); len(missing) > 0 {
 			return nil, nil, usagef("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)",
 				defPath, strings.Join(missing, ", "))
 		}
 	}
+	return vals, defaults, nil
+}
+
+// finishValues applies --set and --set-json, then the defaults of spec, which it returns,
+// and registers every secret with the redactor, each value named after its key path for
+// the placeholders of a recording.
+func finishValues(s *ioStreams, vals *values.Values, spec map[string]any, assign []assignment) (*values.Values, []values.Default, error) {
+	if err := applyAssignments(vals, assign, spec); err != nil {
+		return nil, nil, err
+	}
+	defaults := vals.ApplyDefaults(spec)
+	labelValues(s.redactor, vals.Map, "")
 	s.redactor.Add(vals.Secrets(spec)...)
 	return vals, defaults, nil
 }
@@ -304,6 +353,16 @@ func (p *prepared) writeBack(updates []auth.Update, f *runFlags) error {
 	m := make(map[string]any, len(updates))
 	for _, u := range updates {
 		m[strings.Join(u.Path, ".")] = u.Value
+	}
+	if p.replay != nil {
+		// A replay's tokens are placeholders: they change the values of the run only.
+		if err := p.values.Update(m); err != nil {
+			return err
+		}
+		if p.onConfigUpdate != nil {
+			p.onConfigUpdate(p.values.Map)
+		}
+		return nil
 	}
 	target := f.testingValuesOut
 	if target == "" {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -374,15 +375,15 @@ func walkTokens(doc any, key string, red *redact.Redactor) {
 			walkTokens(e, key, red)
 		}
 	case string:
-		if len(x) >= minToken && tokenKey(key) {
+		if len(x) >= minToken && CredentialKey(key) {
 			red.AddAs(key, x)
 		}
 	}
 }
 
-// tokenKey reports a JSON key whose string value is a credential: access_token, token,
+// CredentialKey reports a key whose string value is a credential: access_token, token,
 // client_secret, password, api_key, session_id; not token_type, expires_at or scope.
-func tokenKey(key string) bool {
+func CredentialKey(key string) bool {
 	k := strings.ToLower(key)
 	for _, w := range []string{"type", "expir", "scope", "date", "time", "url", "uri"} {
 		if strings.Contains(k, w) {
@@ -499,6 +500,10 @@ func (r *Recorder) response(x *exchange) Response {
 		h.Del("Content-Length")
 	}
 	text := red.Placeholders(string(body))
+	if h.Get("Content-Length") != "" {
+		h = h.Clone()
+		h.Set("Content-Length", strconv.Itoa(len(text)))
+	}
 	content := Content{Size: len(text), MimeType: h.Get("Content-Type"), Text: text}
 	if !utf8.ValidString(text) {
 		content.Text, content.Encoding = base64.StdEncoding.EncodeToString([]byte(text)), "base64"
