@@ -38,7 +38,7 @@ when the specification requires nothing.
 It prints one line per stream on stdout, ok with the number of records on the first page or
 FAILED with the reason, and exits 0 only when every stream passed.
 
-`+recordingHelp,
+` + recordingHelp,
 		Example: `  connector check definitions/oauth-refresh-token.yaml --testing-values testing-values.example.yaml
   connector check def.yaml --testing-values creds.yaml --format json
   connector check def.yaml --testing-values creds.yaml --record check.har && connector check def.yaml --replay check.har`,

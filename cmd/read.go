@@ -50,7 +50,7 @@ When a stream fails, the failure is reported on stderr, the remaining streams ar
 and the exit code is 1 (--fail-fast stops at the first failure). Ctrl-C writes out what was
 read and exits 130.
 
-`+recordingHelp,
+` + recordingHelp,
 		Example: `  connector read definitions/bearer-auth.yaml --testing-values testing-values.example.yaml
   connector read def.yaml --testing-values creds.yaml --stream users --max-records 10
   API_KEY=… connector read def.yaml --testing-values creds.yaml --set api_key="$API_KEY" | jq .id

@@ -61,7 +61,7 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 
 --format json prints one JSON object per event, for scripts.
 
-`+recordingHelp,
+` + recordingHelp,
 		Example: `  connector paginate-trace definitions/offset-pagination.yaml --testing-values testing-values.example.yaml
   connector paginate-trace def.yaml --testing-values creds.yaml --stream users --max-pages 3 --format json | jq .
   connector paginate-trace def.yaml --testing-values creds.yaml --max-records 250
