@@ -19,6 +19,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/run"
+	"connector/pkg/template"
 	"connector/pkg/transform"
 	"connector/pkg/values"
 )
@@ -74,6 +75,9 @@ type prepared struct {
 	recordPath string
 	replay     *har.Replayer
 	replayPath string
+	archive    *har.Archive
+	// releaseClock gives the templates of a replay back the machine's clock.
+	releaseClock func()
 }
 
 // prepare loads and checks the definition and the testing values, registers every secret
@@ -99,9 +103,10 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 	}
 	var archive *har.Archive
 	if f.rec.replay != "" {
-		if archive, p.replay, err = openReplay(s, env, f.rec.replay); err != nil {
+		if archive, p.replay, err = openReplay(s, env, f.rec); err != nil {
 			return nil, err
 		}
+		p.archive = archive
 		p.replayPath = f.rec.replay
 	}
 	if len(def.Dynamic) == 0 { // else selected by resolve, once the dynamic streams are made
@@ -191,6 +196,11 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		return nil, &invalidError{err}
 	}
 	p.auth = a
+	if env.Now != nil && (p.replay != nil || f.rec.record != "") {
+		// now_utc() and its kind read the run's clock too: a replay's is the recording's,
+		// which starts at the clock the recording started on.
+		p.releaseClock = template.UseClock(vals.Map, env.Now)
+	}
 	if f.rec.record != "" {
 		if err := p.startRecording(s, env, defPath, f, raw); err != nil {
 			return nil, err

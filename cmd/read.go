@@ -106,7 +106,7 @@ func readRun(ctx context.Context, opts *readOptions) (err error) {
 		return err
 	}
 	defer func() { err = p.finish(opts.io, err) }()
-	states, err := openState(opts.flags.state)
+	states, err := p.openState(opts.flags.state)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"connector/pkg/har"
 	"connector/pkg/manifest"
 	"connector/pkg/redact"
+	"connector/pkg/state"
 	"connector/pkg/values"
 )
 
@@ -21,6 +23,8 @@ import (
 type recordFlags struct {
 	record string
 	replay string
+	// archive is the --replay file when it is loaded already (connector test).
+	archive *har.Archive
 }
 
 func (f *recordFlags) add(c *cobra.Command) {
@@ -43,8 +47,12 @@ its difference from the nearest recorded request, e.g.
 
 // openReplay loads the recording of --replay and makes env answer from it: its transport,
 // its clock and its waits. The redactor learns the recording's placeholders.
-func openReplay(s *ioStreams, env *Env, path string) (*har.Archive, *har.Replayer, error) {
-	a, err := har.Load(path)
+func openReplay(s *ioStreams, env *Env, f recordFlags) (*har.Archive, *har.Replayer, error) {
+	path, a := f.replay, f.archive
+	var err error
+	if a == nil {
+		a, err = har.Load(path)
+	}
 	if err != nil {
 		var fe *har.FileError
 		if errors.As(err, &fe) && !fe.Unreadable {
@@ -198,6 +206,11 @@ func (p *prepared) startRecording(s *ioStreams, env *Env, defPath string, f *run
 	if f.prefetch > 1 {
 		meta.Prefetch = f.prefetch
 	}
+	if f.state.path != "" {
+		if data, err := os.ReadFile(f.state.path); err == nil && json.Valid(data) {
+			meta.State = json.RawMessage(s.redactor.Placeholders(string(data)))
+		}
+	}
 	rec, err := har.Create(f.rec.record, p.client.HTTP.Transport, har.Options{
 		Creator:  har.Creator{Name: "connector", Version: version},
 		Meta:     meta,
@@ -214,12 +227,31 @@ func (p *prepared) startRecording(s *ioStreams, env *Env, defPath string, f *run
 	return nil
 }
 
+// openState opens the state of the run: --state, or for a replay without it, the state the
+// recording began with (written only to --state-out).
+func (p *prepared) openState(f stateFlags) (*stateStore, error) {
+	st, err := openState(f)
+	if err != nil || p.archive == nil || f.path != "" || len(p.archive.Log.Connector.State) == 0 {
+		return st, err
+	}
+	file, err := state.Parse(p.replayPath, p.archive.Log.Connector.State)
+	if err != nil {
+		return nil, &invalidError{fmt.Errorf("the state recorded in %v", err)}
+	}
+	st.file = file
+	return st, nil
+}
+
 // finish ends what prepare started around the run: it writes the recording (said on
 // stderr), and after a replay notes the recorded requests the run did not make. err is the
 // run's result; a recording that cannot be written makes a successful run fail.
 func (p *prepared) finish(s *ioStreams, err error) error {
 	if p == nil {
 		return err
+	}
+	if p.releaseClock != nil {
+		p.releaseClock()
+		p.releaseClock = nil
 	}
 	if p.recorder != nil {
 		n, rerr := p.recorder.Close()

@@ -27,9 +27,19 @@ type recordedDemo struct {
 // and job polls do not wait) with --record, then stops the API. Extra arguments follow.
 func recordDemo(t *testing.T, name string, args ...string) *recordedDemo {
 	t.Helper()
+	return recordDemoValues(t, name, nil, args...)
+}
+
+// recordDemoValues is recordDemo with the testing values edited by edit.
+func recordDemoValues(t *testing.T, name string, edit func(string) string, args ...string) *recordedDemo {
+	t.Helper()
 	clock := &stepClock{now: resT0}
 	d := newAuthDemo(t, demoapi.Options{Now: clock.Now})
 	vals := authDemoValues(t, d.URL)
+	if edit != nil {
+		data, _ := os.ReadFile(vals)
+		os.WriteFile(vals, []byte(edit(string(data))), 0o600)
+	}
 	def := filepath.Join("..", "definitions", name)
 	if name == "declarative-oauth.yaml" {
 		// Its tokens come from the consent flow, written into the testing values.
@@ -180,4 +190,178 @@ func TestRecordReplayEveryDefinition(t *testing.T) {
 func firstLines(s string, n int) string {
 	lines := strings.SplitAfterN(s, "\n", n+1)
 	return strings.Join(lines[:min(n, len(lines))], "")
+}
+
+// mutate writes a copy of definitions/name with old replaced by new (once) and returns its
+// path.
+func mutate(t *testing.T, name, old, new string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "definitions", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s has no %q", name, old)
+	}
+	return writeFile(t, name, strings.Replace(string(data), old, new, 1))
+}
+
+// A definition changed after its recording: the replay fails (exit 1) on the first
+// request that differs, naming the request and what differs from the nearest recorded
+// request, and makes no other request.
+func TestReplayFailsWhereTheDefinitionChanged(t *testing.T) {
+	t.Parallel()
+	rec := recordDemo(t, "offset-pagination.yaml")
+	tests := []struct {
+		name, old, new, want string
+	}{
+		{"page size", "page_size: 100", "page_size: 50",
+			"request 1: query limit=50, recorded limit=100 (no recorded request matches; the nearest is entry 1 of REC)"},
+		{"path", "path: /v1/public/books", "path: /v1/public/novels",
+			"request 1: path /v1/public/novels, recorded /v1/public/books (no recorded request matches; the nearest is entry 1 of REC)"},
+		{"token name", "field_name: offset", "field_name: start",
+			"request 1: query offset missing, recorded offset=0; query start=0 not recorded (no recorded request matches; the nearest is entry 1 of REC)"},
+		{"a parameter added", "http_method: GET", "http_method: GET\n    request_parameters:\n      sort: \"{{ 'title' if next_page_token else '' }}\"",
+			"request 2: query sort=title not recorded (no recorded request matches; the nearest is entry 2 of REC)"},
+	}
+	for _, tt := range tests {
+		def := mutate(t, "offset-pagination.yaml", tt.old, tt.new)
+		res := runCLI(t, "", "read", def, "--replay", rec.har)
+		if res.Code != 1 {
+			t.Errorf("%s: exit %d, want 1\n%s", tt.name, res.Code, res.Stderr)
+		}
+		want := strings.ReplaceAll(tt.want, "REC", rec.har)
+		if !strings.Contains(res.Stderr, ": "+want+" (") {
+			t.Errorf("%s: stderr\n%s\nwant it to say\n%s", tt.name, res.Stderr, want)
+		}
+	}
+}
+
+// Requests go out in another order with --concurrency: each finds its recorded answer
+// wherever it is, and stdout stays byte for byte the same, whichever concurrency recorded
+// and whichever replays.
+func TestReplayWithAnotherConcurrency(t *testing.T) {
+	t.Parallel()
+	for _, recorded := range []string{"1", "4"} {
+		rec := recordDemo(t, "substream-partition-router.yaml", "--concurrency", recorded)
+		for _, replayed := range []string{"1", "4", "8"} {
+			res := runCLI(t, "", "read", rec.def, "--replay", rec.har, "--concurrency", replayed)
+			if res.Code != 0 || res.Stdout != rec.live.Stdout {
+				t.Errorf("recorded with --concurrency %s, replayed with %s: exit %d, same records: %v\n%s",
+					recorded, replayed, res.Code, res.Stdout == rec.live.Stdout, res.Stderr)
+			}
+		}
+	}
+}
+
+// check and paginate-trace record and replay too: the same report, the same trace.
+func TestCheckAndTraceRecordAndReplay(t *testing.T) {
+	t.Parallel()
+	for _, command := range []string{"check", "paginate-trace"} {
+		for _, name := range []string{"oauth-refresh-token.yaml", "session-token.yaml"} {
+			clock := &stepClock{now: resT0}
+			d := newAuthDemo(t, demoapi.Options{Now: clock.Now})
+			vals := authDemoValues(t, d.URL)
+			def := filepath.Join("..", "definitions", name)
+			har := filepath.Join(t.TempDir(), "rec.har")
+			live := runCLIEnv(t, clock.env(), "", command, def, "--testing-values", vals, "--record", har)
+			d.Close()
+			if live.Code != 0 {
+				t.Fatalf("%s %s: exit %d\n%s", command, name, live.Code, live.Stderr)
+			}
+			replay := runCLI(t, "", command, def, "--replay", har)
+			// The answers that carried a token are recorded with placeholders: their
+			// sizes differ, nothing else.
+			if replay.Code != 0 || scrubSizes(replay.Stdout) != scrubSizes(live.Stdout) {
+				t.Errorf("%s %s replayed: exit %d\n%s\nstdout:\n%s\nrecorded run:\n%s", command, name, replay.Code, replay.Stderr, replay.Stdout, live.Stdout)
+			}
+			assertNoSecretInRecording(t, har, append(demoSecrets(), d.tokens()...))
+		}
+	}
+}
+
+// scrubSizes replaces the sizes of the answers in a trace.
+func scrubSizes(trace string) string {
+	return regexp.MustCompile(`, \d+ bytes`).ReplaceAllString(trace, ", N bytes")
+}
+
+// A read whose end date is now_utc(): the replay's clock is the recording's, so it asks
+// for the same slices, and the retries of the recording (a 503, a connection cut) are
+// replayed without waiting.
+func TestReplayTakesTheRecordingsClockAndRetries(t *testing.T) {
+	t.Parallel()
+	rec := recordDemoValues(t, "incremental-datetime.yaml", func(vals string) string {
+		return regexp.MustCompile(`(?m)^end_date: .*$`).ReplaceAllString(vals, "")
+	})
+	if !strings.Contains(rec.live.Stdout, "\n") {
+		t.Fatal("no records")
+	}
+	data, _ := os.ReadFile(rec.har)
+	if !strings.Contains(string(data), `{"name": "until", "value": "2026-03-01T12:00:00Z"}`) {
+		t.Errorf("no recorded request ends at the recording's now, 2026-03-01T12:00:00Z")
+	}
+	res := runCLI(t, "", "read", rec.def, "--replay", rec.har)
+	if res.Code != 0 || res.Stdout != rec.live.Stdout {
+		t.Errorf("replay: exit %d\n%s", res.Code, res.Stderr)
+	}
+
+	calls := 0
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		switch calls {
+		case 1:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case 2:
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+		default:
+			e2eAnswer(`{"data":[{"id":1},{"id":2}]}`)(w, r)
+		}
+	})
+	def := writeFile(t, "def.yaml", e2eOneStream("url_base: \"{{ config['base_url'] }}\"\npath: /items", e2eDataPath))
+	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\n")
+	har := filepath.Join(t.TempDir(), "retries.har")
+	clock := &stepClock{now: resT0}
+	live := runCLIEnv(t, clock.env(), "", "read", def, "--testing-values", vals, "--record", har)
+	api.Close()
+	if live.Code != 0 || calls != 3 {
+		t.Fatalf("recording: exit %d after %d calls\n%s", live.Code, calls, live.Stderr)
+	}
+	replay := runCLI(t, "", "read", def, "--replay", har)
+	if replay.Code != 0 || replay.Stdout != live.Stdout || strings.Contains(replay.Stderr, "note:") {
+		t.Errorf("replay: exit %d\n%s\nstdout %q", replay.Code, replay.Stderr, replay.Stdout)
+	}
+}
+
+func TestRecordReplayErrors(t *testing.T) {
+	t.Parallel()
+	def := filepath.Join("..", "definitions", "offset-pagination.yaml")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.har")
+	os.WriteFile(bad, []byte(`{"log": {"version": "1.2", "entries": [`), 0o600)
+	other := filepath.Join(dir, "browser.har")
+	os.WriteFile(other, []byte(`{"log": {"version": "1.2", "creator": {"name": "Firefox", "version": "120"}, "entries": []}}`), 0o600)
+	missing := filepath.Join(dir, "missing.har")
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"read", def, "--replay", missing}, 2, "error: cannot read the recording " + missing + ": no such file or directory\n"},
+		{[]string{"read", def, "--replay", dir}, 2, "error: cannot read the recording " + dir + ": is a directory\n"},
+		{[]string{"check", def, "--replay", bad}, 3, "error: " + bad + " is not a recording of connector: the file is empty or cut short\n"},
+		{[]string{"paginate-trace", def, "--replay", other}, 3, "error: " + other + ` is not a recording of connector: no "_connector" field in the log: the file was not recorded with connector --record` + "\n"},
+		{[]string{"read", def, "--replay", other, "--record", missing}, 2, "error: --record and --replay cannot be used together: a replay sends no request to record\n"},
+		{[]string{"read", def, "--set", "base_url=http://127.0.0.1:1", "--record", filepath.Join(dir, "no", "such", "x.har")}, 2,
+			"error: cannot write the recording " + filepath.Join(dir, "no", "such", "x.har") + ": no such file or directory\n"},
+		{[]string{"test", def}, 2, "error: --replay is required: the recording to replay (connector read " + def + " --testing-values FILE --record FILE makes one)\n"},
+		{[]string{"test", def, "--replay", bad}, 3, "error: " + bad + " is not a recording of connector: the file is empty or cut short\n"},
+		{[]string{"test", def, "--replay", missing}, 2, "error: cannot read the recording " + missing + ": no such file or directory\n"},
+	}
+	for _, tt := range tests {
+		res := runCLI(t, "", tt.args...)
+		if res.Code != tt.code || res.Stderr != tt.stderr {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit %d:\n%s", tt.args, res.Code, res.Stderr, tt.code, tt.stderr)
+		}
+	}
 }

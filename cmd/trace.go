@@ -92,7 +92,7 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 		return err
 	}
 	defer func() { err = p.finish(opts.io, err) }()
-	states, err := openState(opts.flags.state)
+	states, err := p.openState(opts.flags.state)
 	if err != nil {
 		return err
 	}

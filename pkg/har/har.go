@@ -64,6 +64,9 @@ type Meta struct {
 	MaxPages   int      `json:"max_pages,omitempty"`
 	MaxSlices  int      `json:"max_slices,omitempty"`
 	Prefetch   int      `json:"prefetch,omitempty"`
+	// State is the state file the read began with (--state), secrets replaced: a replay
+	// without --state begins with it too.
+	State json.RawMessage `json:"state,omitempty"`
 }
 
 // Entry is one exchange. A request that got no response has status 0 and Error.
