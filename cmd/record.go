@@ -28,8 +28,8 @@ type recordFlags struct {
 }
 
 func (f *recordFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.record, "record", "", "record every HTTP exchange of the run to this HAR `file`, secrets replaced by named placeholders (****api_key****), with the testing values, for --replay and connector test")
-	c.Flags().StringVar(&f.replay, "replay", "", "answer every request from this HAR `file` (made with --record) instead of the network, at once and on the recording's clock; the testing values come from it unless --testing-values is given; a request the recording lacks fails with its difference from the nearest recorded one")
+	c.Flags().StringVar(&f.record, "record", "", "record every HTTP exchange of the run to this HAR `FILE`, secrets replaced by named placeholders (****api_key****), with the testing values, for --replay and connector test")
+	c.Flags().StringVar(&f.replay, "replay", "", "answer every request from this HAR `FILE` (made with --record) instead of the network, at once and on the recording's clock; the testing values come from it unless --testing-values is given; a request the recording lacks fails with its difference from the nearest recorded one")
 }
 
 // recordingHelp is the paragraph the help of read, check and paginate-trace gives to

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -363,5 +364,113 @@ func TestRecordReplayErrors(t *testing.T) {
 		if res.Code != tt.code || res.Stderr != tt.stderr {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit %d:\n%s", tt.args, res.Code, res.Stderr, tt.code, tt.stderr)
 		}
+	}
+}
+
+// Every recording kept in definitions/testdata passes connector test against its definition
+// and its expected records: CI runs the examples offline.
+func TestRecordedExamplesPass(t *testing.T) {
+	t.Parallel()
+	hars, err := filepath.Glob(filepath.Join("..", "definitions", "testdata", "*.har"))
+	if err != nil || len(hars) == 0 {
+		t.Fatalf("no recording in definitions/testdata: %v", err)
+	}
+	for _, har := range hars {
+		name := strings.TrimSuffix(filepath.Base(har), ".har")
+		def := filepath.Join("..", "definitions", name+".yaml")
+		res := runCLI(t, "", "test", def, "--replay", har)
+		want := regexp.MustCompile(`^PASS  ` + regexp.QuoteMeta(def) + `: \d+ records as expected in ` +
+			regexp.QuoteMeta(expectPath(har)) + ` \(\d+ requests replayed from ` + regexp.QuoteMeta(har) + `\)\n$`)
+		if res.Code != 0 || !want.MatchString(res.Stdout) || res.Stderr != "" {
+			t.Errorf("connector test %s: exit %d\nstdout %s\nstderr %s", name, res.Code, res.Stdout, res.Stderr)
+		}
+	}
+}
+
+func TestConnectorTest(t *testing.T) {
+	t.Parallel()
+	rec := recordDemo(t, "offset-pagination.yaml")
+	expect := filepath.Join(t.TempDir(), "books.jsonl")
+	def := rec.def
+
+	// --update writes the records of the replay.
+	res := runCLI(t, "", "test", def, "--replay", rec.har, "--expect", expect, "--update")
+	if res.Code != 0 || res.Stdout != "UPDATED  "+def+": 250 records written to "+expect+" (3 requests replayed from "+rec.har+")\n" {
+		t.Fatalf("--update: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if data, _ := os.ReadFile(expect); string(data) != rec.live.Stdout {
+		t.Fatal("the expected file is not the records of the recorded read")
+	}
+	pass := "PASS  " + def + ": 250 records as expected in " + expect + " (3 requests replayed from " + rec.har + ")\n"
+	if res := runCLI(t, "", "test", def, "--replay", rec.har, "--expect", expect); res.Code != 0 || res.Stdout != pass {
+		t.Fatalf("test: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	// The default expected file sits beside the recording.
+	if err := os.WriteFile(expectPath(rec.har), []byte(rec.live.Stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res := runCLI(t, "", "test", def, "--replay", rec.har); res.Code != 0 {
+		t.Fatalf("test with the default --expect: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+
+	lines := strings.SplitAfter(rec.live.Stdout, "\n")
+	edited := func(edit func([]string) []string) string {
+		return writeFile(t, "expected.jsonl", strings.Join(edit(slices.Clone(lines)), ""))
+	}
+	var record12 map[string]any
+	json.Unmarshal([]byte(lines[11]), &record12)
+	title, _ := json.Marshal(record12["title"])
+	tests := []struct {
+		name   string
+		expect string
+		def    string
+		want   string
+	}{
+		{"a value", edited(func(l []string) []string {
+			l[11] = strings.Replace(l[11], `"title":`+string(title), `"title":"Another title"`, 1)
+			return l
+		}), def, `record 12 $.title: got ` + string(title) + `, expected "Another title"`},
+		{"a record more", edited(func(l []string) []string { return append(l[:250], `{"id":0}`+"\n") }), def,
+			`record 251: got none (the read ended after 250 records), expected {"id":0}`},
+		{"a record less", edited(func(l []string) []string { return l[:249] }), def,
+			"record 250: got " + excerpt([]byte(strings.TrimSuffix(lines[249], "\n"))) + ", expected no more records (the expected file has 249)"},
+		{"a request the recording lacks", expect, mutate(t, "offset-pagination.yaml", "page_size: 100", "page_size: 50"),
+			"request 1: query limit=50, recorded limit=100 (no recorded request matches; the nearest is entry 1 of " + rec.har + ")"},
+	}
+	for _, tt := range tests {
+		res := runCLI(t, "", "test", tt.def, "--replay", rec.har, "--expect", tt.expect)
+		prefix := "FAIL  " + tt.def + ": " + tt.want
+		if res.Code != 1 || !strings.HasPrefix(res.Stdout, prefix) {
+			t.Errorf("%s: exit %d, stdout\n%s\nwant it to start with\n%s", tt.name, res.Code, res.Stdout, prefix)
+		}
+	}
+
+	// A definition that lost a stream no longer makes the requests recorded for it.
+	two := recordDemo(t, "page-pagination.yaml")
+	books := strings.SplitAfter(two.live.Stdout, "\n")[:250]
+	if err := os.WriteFile(expectPath(two.har), []byte(strings.Join(books, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(mutate(t, "page-pagination.yaml", "  - $ref: \"#/definitions/streams/authors\"\n", ""))
+	oneStream := writeFile(t, "page-pagination.yaml", strings.Replace(string(data), "    - authors\n", "", 1))
+	res = runCLI(t, "", "test", oneStream, "--replay", two.har)
+	if want := "FAIL  " + oneStream + ": the read no longer makes 3 recorded requests of " + two.har + ", the first: entry 4, GET "; res.Code != 1 || !strings.HasPrefix(res.Stdout, want) {
+		t.Errorf("a stream less: exit %d, stdout\n%s\nwant it to start with\n%s", res.Code, res.Stdout, want)
+	}
+
+	// A recording of check is not a read; a missing expected file says how to make it.
+	checkHar := filepath.Join(t.TempDir(), "check.har")
+	runCLI(t, "", "check", def, "--replay", rec.har, "--record", checkHar) // refused: nothing recorded
+	if c := runCLIEnv(t, (&stepClock{now: resT0}).env(), "", "check", def, "--set", "base_url=http://127.0.0.1:1", "--record", checkHar); c.Code != 1 {
+		t.Fatalf("check against nothing: exit %d\n%s", c.Code, c.Stderr)
+	}
+	res = runCLI(t, "", "test", def, "--replay", checkHar)
+	if res.Code != 2 || res.Stderr != "error: "+checkHar+" is a recording of check; connector test replays a read: record one with connector read "+def+" --testing-values FILE --record "+checkHar+"\n" {
+		t.Errorf("a check recording: exit %d\n%s", res.Code, res.Stderr)
+	}
+	missing := filepath.Join(t.TempDir(), "none.jsonl")
+	res = runCLI(t, "", "test", def, "--replay", rec.har, "--expect", missing)
+	if res.Code != 2 || res.Stderr != "error: cannot read the expected records: "+missing+": no such file or directory (connector test "+def+" --replay "+rec.har+" --update writes them)\n" {
+		t.Errorf("a missing expected file: exit %d\n%s", res.Code, res.Stderr)
 	}
 }

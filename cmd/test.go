@@ -57,8 +57,9 @@ A connector tested in CI:
   connector read def.yaml --testing-values creds.yaml --record testdata/def.har   # once, with the API
   connector test def.yaml --replay testdata/def.har --update                     # writes testdata/def.jsonl
   connector test def.yaml --replay testdata/def.har                              # in CI, offline`,
-		Example: `  connector test definitions/offset-pagination.yaml --replay definitions/testdata/offset-pagination.har
-  connector test def.yaml --replay def.har --expect golden/records.jsonl --update`,
+		Example: `  connector test definitions/bearer-auth.yaml --replay definitions/testdata/bearer-auth.har
+  connector test def.yaml --replay def.har --expect golden/records.jsonl --update
+  connector test def.yaml --replay def.har --format envelope --expect def.envelope.jsonl`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
@@ -123,14 +124,14 @@ func testRun(ctx context.Context, opts *testOptions) (err error) {
 	if opts.update {
 		f, err := atomicfile.Create(opts.expect)
 		if err != nil {
-			return usagef("cannot write the expected records %s: %s", opts.expect, pathError(err))
+			return usagef("cannot write the expected records: %s", pathError(err))
 		}
 		sink = &updateSink{file: f, w: bufio.NewWriterSize(f, 64<<10)}
 	} else {
 		f, err := os.Open(opts.expect)
 		if err != nil {
-			return usagef("cannot read the expected records %s: %s (connector test %s --replay %s --update writes them)",
-				opts.expect, pathError(err), opts.def, opts.replay)
+			return usagef("cannot read the expected records: %s (connector test %s --replay %s --update writes them)",
+				pathError(err), opts.def, opts.replay)
 		}
 		defer f.Close()
 		sink = &compareSink{want: bufio.NewReaderSize(f, 64<<10)}
