@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"connector/pkg/atomicfile"
 	"connector/pkg/httpx"
@@ -242,7 +243,15 @@ type capture struct {
 func (c *capture) Read(p []byte) (int, error) {
 	n, err := c.ReadCloser.Read(p)
 	if n > 0 && !c.finished.Load() {
-		c.x.body = append(c.x.body, p[:n]...)
+		body := c.x.body
+		if len(body)+n > cap(body) {
+			// Doubling: append grows a large slice by a quarter, copying a page of
+			// megabytes many times over.
+			grown := make([]byte, len(body), max(2*cap(body), len(body)+n, 32<<10))
+			copy(grown, body)
+			body = grown
+		}
+		c.x.body = append(body, p[:n]...)
 	}
 	if err != nil {
 		c.finish()
@@ -499,7 +508,8 @@ func (r *Recorder) response(x *exchange) Response {
 		h.Del("Content-Encoding")
 		h.Del("Content-Length")
 	}
-	text := red.Placeholders(string(body))
+	// body is not written again: a view of it spares a copy of each page.
+	text := red.Placeholders(unsafe.String(unsafe.SliceData(body), len(body)))
 	if h.Get("Content-Length") != "" {
 		h = h.Clone()
 		h.Set("Content-Length", strconv.Itoa(len(text)))

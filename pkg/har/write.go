@@ -2,6 +2,7 @@ package har
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -119,8 +120,9 @@ var plain = func() (t [256]bool) {
 const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string: no HTML escaping, control characters as \u00XX,
-// invalid UTF-8 as U+FFFD.
+// invalid UTF-8 as U+FFFD. Runs of plain bytes are copied whole.
 func appendString(b []byte, s string) []byte {
+	b = slices.Grow(b, len(s)+len(s)/8+2)
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Mask replaces every secret.
@@ -295,8 +296,10 @@ type index struct {
 	// those begin.
 	names   []string
 	derived int32
-	// first lists, for each byte, the patterns a match can start with at that byte.
-	first [256][]int32
+	// first lists, for each byte, the patterns a match can start with at that byte; starts
+	// says whether there is one.
+	first  [256][]int32
+	starts [256]bool
 }
 
 func (r *Redactor) index() *index {
@@ -356,6 +359,9 @@ func build(secrets, names []string, nDerived int) *index {
 			}
 		}
 	}
+	for c, list := range ix.first {
+		ix.starts[c] = len(list) > 0
+	}
 	return ix
 }
 
@@ -407,10 +413,12 @@ func (ix *index) find(s string, named bool) []span {
 	var spans []span
 	var scratch []uint64
 	for i := 0; i < len(s); i++ {
-		cands := ix.first[s[i]]
+		if !ix.starts[s[i]] {
+			continue
+		}
 		best, bestP := -1, int32(-1)
-		for _, pi := range cands {
-			if e := match(s, i, ix.patterns[pi], &scratch); e > best {
+		for _, pi := range ix.first[s[i]] {
+			if e := matchAt(s, i, ix.patterns[pi], &scratch); e > best {
 				best, bestP = e, pi
 			}
 		}
@@ -454,6 +462,7 @@ func appendNew(list []int32, add ...int32) []int32 {
 // alphabet, to bytes spelling a secret.
 func (ix *index) base64Runs(s string, named bool) []span {
 	var out []span
+	var buf []byte
 	for i := 0; i < len(s); {
 		if !b64Byte(s[i]) {
 			i++
@@ -468,7 +477,7 @@ func (ix *index) base64Runs(s string, named bool) []span {
 			end++
 		}
 		if j-i >= 8 {
-			if dec, ok := ix.decodesToSecret(s[i:j]); ok {
+			if dec, ok := ix.decodesToSecret(s[i:j], &buf); ok {
 				sp := span{start: i, end: end}
 				if named {
 					sp.who = ix.spelledBy(dec)
@@ -481,29 +490,56 @@ func (ix *index) base64Runs(s string, named bool) []span {
 	return out
 }
 
-func b64Byte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '+' || c == '/' || c == '-' || c == '_'
-}
+func b64Byte(c byte) bool { return b64Values[c] >= 0 }
 
 // decodesToSecret reports whether run decodes to text that spells a secret, and returns
-// that text.
-func (ix *index) decodesToSecret(run string) (string, bool) {
-	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		// Trailing bits that do not make a byte are dropped, as decoders do.
-		n := len(run) - len(run)%4
-		if len(run)%4 > 1 {
-			n = len(run)
-		}
-		dec, err := enc.DecodeString(run[:n])
-		if err != nil {
-			continue
-		}
-		if ix.spells(string(dec)) {
-			return string(dec), true
-		}
+// that text. buf is memory it may reuse.
+func (ix *index) decodesToSecret(run string, buf *[]byte) (string, bool) {
+	dec := decodeBase64(run, (*buf)[:0])
+	*buf = dec
+	if len(dec) == 0 {
+		return "", false
+	}
+	// The bytes are only read while buf is not written: a view of them spares a copy per
+	// run of base64 text, which is most words of a page.
+	if ix.spells(unsafe.String(unsafe.SliceData(dec), len(dec))) {
+		return string(dec), true
 	}
 	return "", false
+}
+
+// b64Values are the 6-bit values of the base64 characters of both alphabets ('+' and '-'
+// are 62, '/' and '_' 63); -1 for anything else.
+var b64Values = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	const std = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	for i := 0; i < len(std); i++ {
+		t[std[i]] = int8(i)
+	}
+	t['+'], t['-'], t['/'], t['_'] = 62, 62, 63, 63
+	return t
+}()
+
+// decodeBase64 decodes a run of base64 characters (either alphabet, no padding) into dst;
+// trailing bits that do not make a byte are dropped, as decoders do.
+func decodeBase64(run string, dst []byte) []byte {
+	n := len(run) - len(run)%4
+	i := 0
+	for ; i < n; i += 4 {
+		v := uint32(b64Values[run[i]])<<18 | uint32(b64Values[run[i+1]])<<12 | uint32(b64Values[run[i+2]])<<6 | uint32(b64Values[run[i+3]])
+		dst = append(dst, byte(v>>16), byte(v>>8), byte(v))
+	}
+	switch len(run) - i {
+	case 2:
+		v := uint32(b64Values[run[i]])<<18 | uint32(b64Values[run[i+1]])<<12
+		dst = append(dst, byte(v>>16))
+	case 3:
+		v := uint32(b64Values[run[i]])<<18 | uint32(b64Values[run[i+1]])<<12 | uint32(b64Values[run[i+2]])<<6
+		dst = append(dst, byte(v>>16), byte(v>>8))
+	}
+	return dst
 }
 
 // spelledBy lists the secrets text spells (base64 aside), in the order they appear.
@@ -513,7 +549,7 @@ func (ix *index) spelledBy(text string) []int32 {
 	for i := 0; i < len(text); i++ {
 		best, bestP := -1, int32(-1)
 		for _, pi := range ix.first[text[i]] {
-			if e := match(text, i, ix.patterns[pi], &scratch); e > best {
+			if e := matchAt(text, i, ix.patterns[pi], &scratch); e > best {
 				best, bestP = e, pi
 			}
 		}
@@ -530,12 +566,34 @@ func (ix *index) spells(text string) bool {
 	var scratch []uint64
 	for i := 0; i < len(text); i++ {
 		for _, pi := range ix.first[text[i]] {
-			if match(text, i, ix.patterns[pi], &scratch) > i {
+			if matchAt(text, i, ix.patterns[pi], &scratch) > i {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// escapeStart marks the bytes an escape sequence starts with.
+var escapeStart = [256]bool{'\\': true, '%': true, '&': true, '+': true}
+
+// matchAt is match, first reading the text as it is: up to the first byte that could start
+// an escape sequence, p can only be spelled byte for byte, so a text that differs from p
+// before any such byte does not spell it (the common case, settled without the search).
+func matchAt(text string, i int, p string, scratch *[]uint64) int {
+	for k := 0; k < len(p); k++ {
+		if i+k >= len(text) {
+			return -1
+		}
+		c := text[i+k]
+		if escapeStart[c] {
+			return match(text, i, p, scratch)
+		}
+		if c != p[k] {
+			return -1
+		}
+	}
+	return i + len(p)
 }
 
 // match returns the end of the longest stretch of text from i that spells p, reading each
