@@ -196,16 +196,16 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		return nil, &invalidError{err}
 	}
 	p.auth = a
-	if env.Now != nil && (p.replay != nil || f.rec.record != "") {
-		// now_utc() and its kind read the run's clock too: a replay's is the recording's,
-		// which starts at the clock the recording started on.
-		p.releaseClock = template.UseClock(vals.Map, env.Now)
-	}
 	if f.rec.record != "" {
 		if err := p.startRecording(s, env, defPath, f, raw); err != nil {
 			return nil, err
 		}
 		p.recordPath = f.rec.record
+	}
+	if env.Now != nil && (p.replay != nil || f.rec.record != "") {
+		// now_utc() and its kind read the run's clock too: a replay's is the recording's,
+		// which starts at the clock the recording started on. Released by finish.
+		p.releaseClock = template.UseClock(vals.Map, env.Now)
 	}
 	return p, nil
 }

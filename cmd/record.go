@@ -242,6 +242,14 @@ func (p *prepared) openState(f stateFlags) (*stateStore, error) {
 	return st, nil
 }
 
+// release gives the templates of the run back the machine's clock.
+func (p *prepared) release() {
+	if p.releaseClock != nil {
+		p.releaseClock()
+		p.releaseClock = nil
+	}
+}
+
 // finish ends what prepare started around the run: it writes the recording (said on
 // stderr), and after a replay notes the recorded requests the run did not make. err is the
 // run's result; a recording that cannot be written makes a successful run fail.
@@ -249,10 +257,7 @@ func (p *prepared) finish(s *ioStreams, err error) error {
 	if p == nil {
 		return err
 	}
-	if p.releaseClock != nil {
-		p.releaseClock()
-		p.releaseClock = nil
-	}
+	p.release()
 	if p.recorder != nil {
 		n, rerr := p.recorder.Close()
 		p.recorder = nil

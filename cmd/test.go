@@ -145,6 +145,7 @@ func testRun(ctx context.Context, opts *testOptions) (err error) {
 		sink.abort()
 		return err
 	}
+	defer p.release()
 	readErr := func() error {
 		states, err := p.openState(stateFlags{})
 		if err != nil {

@@ -255,13 +255,3 @@ func pathless(err error) error {
 	}
 	return err
 }
-
-// header returns the value of the header name among hs ("" when absent).
-func header(hs []NameValue, name string) string {
-	for _, h := range hs {
-		if strings.EqualFold(h.Name, name) {
-			return h.Value
-		}
-	}
-	return ""
-}
