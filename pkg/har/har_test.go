@@ -30,6 +30,7 @@ func api(t *testing.T) *httptest.Server {
 				return
 			}
 			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("X-Session-Token", "header-token-9012")
 			io.WriteString(w, `{"access_token":"issued-token-1234","token_type":"Bearer","expires_in":3600,"data":{"session":{"value":"deep-session-5678"}}}`)
 		case "/gzip":
 			w.Header().Set("Content-Encoding", "gzip")
@@ -97,13 +98,13 @@ func TestRecordThenReplay(t *testing.T) {
 	}
 	data, _ := os.ReadFile(path)
 	text := string(data)
-	for _, secret := range []string{"s3cret-value", "issued-token-1234", "deep-session-5678"} {
+	for _, secret := range []string{"s3cret-value", "issued-token-1234", "deep-session-5678", "header-token-9012"} {
 		if strings.Contains(text, secret) {
 			t.Errorf("the recording holds %q:\n%s", secret, text)
 		}
 	}
 	for _, want := range []string{`"client_secret": "****client_secret****"`, `"Bearer ****access_token****"`,
-		`\"session\":{\"value\":\"****session_token****\"}`, `"text": "{\"echo\":\"****access_token****\"}"`, `"_kind": "token"`, `"_stream": "items"`} {
+		`\"session\":{\"value\":\"****session_token****\"}`, `{"name": "X-Session-Token", "value": "****x-session-token****"}`, `\"token_type\":\"Bearer\"`, `"text": "{\"echo\":\"****access_token****\"}"`, `"_kind": "token"`, `"_stream": "items"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the recording lacks %s:\n%s", want, text)
 		}
