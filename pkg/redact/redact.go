@@ -350,19 +350,31 @@ func build(secrets, names []string, nDerived int) *index {
 			add(core)
 		}
 	}
-	// A pattern can start where the text has its first byte, or an escape of it.
+	// A pattern can start where the text has its first byte, or an escape of it (see
+	// candidates).
 	for i, p := range ix.patterns {
 		ix.first[p[0]] = append(ix.first[p[0]], int32(i))
-		for _, c := range []byte{'\\', '%', '&', '+'} {
-			if c != p[0] {
-				ix.first[c] = append(ix.first[c], int32(i))
+	}
+	for c, list := range ix.first {
+		ix.starts[c] = len(list) > 0 || escapeStart[c]
+	}
+	return ix
+}
+
+// candidates are the patterns a spelling can start with at text[i]: those whose first byte
+// is text[i], and where an escape sequence starts, those whose first byte is what it stands
+// for (\u0041 for A).
+func (ix *index) candidates(text string, i int) (c [3][]int32) {
+	c[0] = ix.first[text[i]]
+	if escapeStart[text[i]] {
+		var buf [2]decoded
+		for k, d := range unescape(text, i, buf[:0]) {
+			if d.b[0] != text[i] {
+				c[1+k] = ix.first[d.b[0]]
 			}
 		}
 	}
-	for c, list := range ix.first {
-		ix.starts[c] = len(list) > 0
-	}
-	return ix
+	return c
 }
 
 // jsonEscape is the inside of s as a JSON string, without HTML escaping.
@@ -417,9 +429,11 @@ func (ix *index) find(s string, named bool) []span {
 			continue
 		}
 		best, bestP := -1, int32(-1)
-		for _, pi := range ix.first[s[i]] {
-			if e := matchAt(s, i, ix.patterns[pi], &scratch); e > best {
-				best, bestP = e, pi
+		for _, list := range ix.candidates(s, i) {
+			for _, pi := range list {
+				if e := matchAt(s, i, ix.patterns[pi], &scratch); e > best {
+					best, bestP = e, pi
+				}
 			}
 		}
 		if best > i {
@@ -547,10 +561,15 @@ func (ix *index) spelledBy(text string) []int32 {
 	var who []int32
 	var scratch []uint64
 	for i := 0; i < len(text); i++ {
+		if !ix.starts[text[i]] {
+			continue
+		}
 		best, bestP := -1, int32(-1)
-		for _, pi := range ix.first[text[i]] {
-			if e := matchAt(text, i, ix.patterns[pi], &scratch); e > best {
-				best, bestP = e, pi
+		for _, list := range ix.candidates(text, i) {
+			for _, pi := range list {
+				if e := matchAt(text, i, ix.patterns[pi], &scratch); e > best {
+					best, bestP = e, pi
+				}
 			}
 		}
 		if best > i {
@@ -565,9 +584,14 @@ func (ix *index) spelledBy(text string) []int32 {
 func (ix *index) spells(text string) bool {
 	var scratch []uint64
 	for i := 0; i < len(text); i++ {
-		for _, pi := range ix.first[text[i]] {
-			if matchAt(text, i, ix.patterns[pi], &scratch) > i {
-				return true
+		if !ix.starts[text[i]] {
+			continue
+		}
+		for _, list := range ix.candidates(text, i) {
+			for _, pi := range list {
+				if matchAt(text, i, ix.patterns[pi], &scratch) > i {
+					return true
+				}
 			}
 		}
 	}
@@ -827,7 +851,9 @@ var entities = map[string]byte{"amp": '&', "lt": '<', "gt": '>', "quot": '"', "a
 
 // entity reads an HTML character reference: &amp; &#39; &#x27;.
 func entity(s string, out []decoded) []decoded {
-	end := strings.IndexByte(s, ';')
+	// The longest reference read is &#x10FFFF; (10 bytes to its ';'): looking further would
+	// scan the rest of the text at every '&' of it.
+	end := strings.IndexByte(s[:min(len(s), 11)], ';')
 	if end < 2 || end > 10 {
 		return out
 	}
