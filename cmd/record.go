@@ -49,20 +49,29 @@ its difference from the nearest recorded request, e.g.
 // its clock and its waits. The redactor learns the recording's placeholders.
 func openReplay(s *ioStreams, env *Env, f recordFlags) (*har.Archive, *har.Replayer, error) {
 	path, a := f.replay, f.archive
-	var err error
 	if a == nil {
-		a, err = har.Load(path)
-	}
-	if err != nil {
-		var fe *har.FileError
-		if errors.As(err, &fe) && !fe.Unreadable {
-			return nil, nil, &invalidError{err}
+		var err error
+		if a, err = loadRecording(path); err != nil {
+			return nil, nil, err
 		}
-		return nil, nil, usagef("%v", err)
 	}
 	rp := har.NewReplayer(a, path, s.redactor)
 	env.Transport, env.Now, env.Sleep = rp, rp.Now, rp.Sleep
 	return a, rp, nil
+}
+
+// loadRecording reads a recording: one that cannot be read is a usage error (exit 2), like
+// any missing file; one that is not a recording of connector is invalid input (exit 3).
+func loadRecording(path string) (*har.Archive, error) {
+	a, err := har.Load(path)
+	if err != nil {
+		var fe *har.FileError
+		if errors.As(err, &fe) && !fe.Unreadable {
+			return nil, &invalidError{err}
+		}
+		return nil, usagef("%v", err)
+	}
+	return a, nil
 }
 
 // recordedValues are the testing values a recording holds (secrets as placeholders), then

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"connector/pkg/atomicfile"
-	"connector/pkg/har"
 	"connector/pkg/httpx"
 	"connector/pkg/jsondiff"
 )
@@ -92,13 +91,9 @@ func testRun(ctx context.Context, opts *testOptions) (err error) {
 	if opts.expect == "" {
 		opts.expect = expectPath(opts.replay)
 	}
-	a, err := har.Load(opts.replay)
+	a, err := loadRecording(opts.replay)
 	if err != nil {
-		var fe *har.FileError
-		if errors.As(err, &fe) && !fe.Unreadable {
-			return &invalidError{err}
-		}
-		return usagef("%v", err)
+		return err
 	}
 	meta := a.Log.Connector
 	if meta.Command != "read" && meta.Command != "paginate-trace" {
