@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -161,6 +162,20 @@ func TestRecordThenReplay(t *testing.T) {
 	rp.Sleep(ctx, time.Hour)
 	if rp.Now().Sub(start) < time.Hour {
 		t.Errorf("Sleep did not move the clock: %v", rp.Now())
+	}
+}
+
+func TestMaskValues(t *testing.T) {
+	var red redact.Redactor
+	red.Label("s3cret", "nested.key")
+	red.Label("4242", "pin")
+	red.Add("s3cret", "4242")
+	got := MaskValues(map[string]any{"nested": map[string]any{"key": "s3cret", "list": []any{"a s3cret b", true}},
+		"pin": int64(4242), "n": 7.5, "none": nil}, &red)
+	want := map[string]any{"nested": map[string]any{"key": "****nested.key****", "list": []any{"a ****nested.key**** b", true}},
+		"pin": "****pin****", "n": 7.5, "none": nil}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("MaskValues = %v\nwant %v", got, want)
 	}
 }
 

@@ -184,7 +184,7 @@ func (r *Recorder) request(req *http.Request, body []byte) Request {
 	}
 	out.QueryString = queryPairs(out.URL)
 	if body != nil {
-		out.PostData = &PostData{MimeType: req.Header.Get("Content-Type"), Text: red.Placeholders(string(body))}
+		out.PostData = &PostData{MimeType: red.Placeholders(req.Header.Get("Content-Type")), Text: red.Placeholders(string(body))}
 	}
 	return out
 }
@@ -514,7 +514,7 @@ func (r *Recorder) response(x *exchange) Response {
 		h = h.Clone()
 		h.Set("Content-Length", strconv.Itoa(len(text)))
 	}
-	content := Content{Size: len(text), MimeType: h.Get("Content-Type"), Text: text}
+	content := Content{Size: len(text), MimeType: red.Placeholders(h.Get("Content-Type")), Text: text}
 	if !utf8.ValidString(text) {
 		content.Text, content.Encoding = base64.StdEncoding.EncodeToString([]byte(text)), "base64"
 	}
@@ -587,6 +587,13 @@ func MaskValues(v any, red *redact.Redactor) any {
 		return out
 	case string:
 		return red.Placeholders(x)
+	case nil, bool:
+		return v
+	}
+	// A secret number (a PIN) is registered by its text: it becomes the text of its
+	// placeholder, which the specification may refuse in a replay, but never shows.
+	if text := fmt.Sprint(v); red.Contains(text) {
+		return red.Placeholders(text)
 	}
 	return v
 }
