@@ -474,3 +474,33 @@ func TestConnectorTest(t *testing.T) {
 		t.Errorf("a missing expected file: exit %d\n%s", res.Code, res.Stderr)
 	}
 }
+
+// A read recorded with --state begins, replayed without --state, from the state the
+// recording began with: the same requests, the same records, and connector test passes.
+func TestReplayBeginsWithTheRecordedState(t *testing.T) {
+	t.Parallel()
+	clock := &stepClock{now: resT0}
+	d := newAuthDemo(t, demoapi.Options{Now: clock.Now})
+	vals := authDemoValues(t, d.URL)
+	def := filepath.Join("..", "definitions", "incremental-datetime.yaml")
+	state := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(state, []byte(`[{"type":"STREAM","stream":{"stream_descriptor":{"name":"events"},"stream_state":{"updated_at":"2024-05-20T00:00:00Z"}}}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	har := filepath.Join(t.TempDir(), "events.har")
+	live := runCLIEnv(t, clock.env(), "", "read", def, "--testing-values", vals, "--state", state, "--record", har)
+	d.Close()
+	if live.Code != 0 || live.Stdout == "" {
+		t.Fatalf("recording: exit %d\n%s", live.Code, live.Stderr)
+	}
+	replay := runCLI(t, "", "read", def, "--replay", har)
+	if replay.Code != 0 || replay.Stdout != live.Stdout {
+		t.Errorf("replay: exit %d, same records: %v\n%s", replay.Code, replay.Stdout == live.Stdout, replay.Stderr)
+	}
+	if res := runCLI(t, "", "test", def, "--replay", har, "--update"); res.Code != 0 {
+		t.Fatalf("test --update: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	if res := runCLI(t, "", "test", def, "--replay", har); res.Code != 0 || !strings.HasPrefix(res.Stdout, "PASS") {
+		t.Errorf("test: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+}
