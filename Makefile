@@ -11,7 +11,7 @@ VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 LDFLAGS     := -X connector/cmd.version=$(VERSION)
 SHELL       := bash
 
-.PHONY: help build test lint fmt-check vet staticcheck unit demo fuzz bench bench-go corpus clean
+.PHONY: help build test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -42,6 +42,12 @@ demo: build ## start the demo API, read an example definition to stdout, stop th
 	host=$${DEMO_ADDR%:*}; port=$${DEMO_ADDR##*:}; \
 	for i in $$(seq 50); do (exec 3<>/dev/tcp/$$host/$$port) 2>/dev/null && break; sleep 0.1; done; \
 	$(BIN) read definitions/bearer-auth.yaml --testing-values testing-values.example.yaml --max-records 5
+
+replay: build ## replay every recording in definitions/testdata offline and compare the records (connector test)
+	@for har in definitions/testdata/*.har; do \
+	  name=$$(basename $$har .har); \
+	  $(BIN) test definitions/$$name.yaml --replay $$har || exit 1; \
+	done
 
 fuzz: ## run every fuzz target for FUZZTIME each (default 30s)
 	@$(GO) list ./... | while read pkg; do \

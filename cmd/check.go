@@ -24,6 +24,7 @@ type checkOptions struct {
 
 func newCmdCheck(io *ioStreams, env *Env, runF func(*checkOptions) error) *cobra.Command {
 	opts := &checkOptions{io: io, env: env}
+	opts.flags.command = "check"
 	c := &cobra.Command{
 		Use:   "check DEF --testing-values FILE",
 		Short: "Check that the testing values work: authenticate and fetch the first page of each stream",
@@ -35,9 +36,12 @@ each stream in check.stream_names (every stream when absent). --testing-values m
 when the specification requires nothing.
 
 It prints one line per stream on stdout, ok with the number of records on the first page or
-FAILED with the reason, and exits 0 only when every stream passed.`,
+FAILED with the reason, and exits 0 only when every stream passed.
+
+` + recordingHelp,
 		Example: `  connector check definitions/oauth-refresh-token.yaml --testing-values testing-values.example.yaml
-  connector check def.yaml --testing-values creds.yaml --format json`,
+  connector check def.yaml --testing-values creds.yaml --format json
+  connector check def.yaml --testing-values creds.yaml --record check.har && connector check def.yaml --replay check.har`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
@@ -49,6 +53,7 @@ FAILED with the reason, and exits 0 only when every stream passed.`,
 	}
 	opts.flags.addTestingValues(c)
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per stream)")
+	opts.flags.rec.add(c)
 	return c
 }
 
@@ -59,11 +64,12 @@ type checkLine struct {
 	Error   string `json:"error,omitempty"`
 }
 
-func checkRun(ctx context.Context, opts *checkOptions) error {
+func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 	p, err := prepare(ctx, opts.io, opts.env, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}
+	defer func() { err = p.finish(opts.io, err) }()
 	if len(p.defaults) > 0 {
 		fmt.Fprintf(opts.io.Err, "defaults applied: %s\n", values.FormatDefaults(p.defaults))
 	}

@@ -15,9 +15,11 @@ import (
 	"connector/pkg/auth"
 	"connector/pkg/budget"
 	"connector/pkg/diag"
+	"connector/pkg/har"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/run"
+	"connector/pkg/template"
 	"connector/pkg/transform"
 	"connector/pkg/values"
 )
@@ -37,6 +39,9 @@ type runFlags struct {
 	concurrency      int
 	maxBody          sizeFlag
 	state            stateFlags
+	rec              recordFlags
+	// command names the command running, for a recording.
+	command string
 	// noDefaults leaves absent values absent instead of filling the spec's defaults (the
 	// Airbyte entry point: the CDK validates the config as given).
 	noDefaults bool
@@ -68,6 +73,14 @@ type prepared struct {
 	defaults []values.Default
 	// budget paces the requests of the run (nil: the definition has no api_budget).
 	budget *budget.Budget
+	// recorder records the run's exchanges (--record), replay answers them (--replay).
+	recorder   *har.Recorder
+	recordPath string
+	replay     *har.Replayer
+	replayPath string
+	archive    *har.Archive
+	// releaseClock gives the templates of a replay back the machine's clock.
+	releaseClock func()
 }
 
 // prepare loads and checks the definition and the testing values, registers every secret
@@ -88,6 +101,17 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		return nil, &silentError{code: exitInvalid}
 	}
 	p := &prepared{def: def, names: f.streams}
+	if f.rec.record != "" && f.rec.replay != "" {
+		return nil, usagef("--record and --replay cannot be used together: a replay sends no request to record")
+	}
+	var archive *har.Archive
+	if f.rec.replay != "" {
+		if archive, p.replay, err = openReplay(s, env, f.rec); err != nil {
+			return nil, err
+		}
+		p.archive = archive
+		p.replayPath = f.rec.replay
+	}
 	if len(def.Dynamic) == 0 { // else selected by resolve, once the dynamic streams are made
 		streams, err := selectStreams(def, f.streams)
 		if err != nil {
@@ -96,9 +120,19 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		p.streams = streams
 	}
 
-	vals, defaults, err := loadTestingValues(s, defPath, def.ConnectionSpec, f.testingValues, f.assign, !f.noDefaults)
+	var vals *values.Values
+	var defaults []values.Default
+	if archive != nil && f.testingValues == "" {
+		vals, defaults, err = recordedValues(s, archive, f.rec.replay, def.ConnectionSpec, f.assign)
+	} else {
+		vals, defaults, err = loadTestingValues(s, defPath, def.ConnectionSpec, f.testingValues, f.assign, !f.noDefaults)
+	}
 	if err != nil {
 		return nil, err
+	}
+	var raw map[string]any // the values as loaded, for a recording
+	if f.rec.record != "" {
+		raw = copyValues(vals.Map).(map[string]any)
 	}
 	p.defaults = defaults
 	p.values = vals
@@ -127,8 +161,10 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 	if err := manifest.CheckGrantType(&view, vals.Map); err != nil {
 		return nil, &invalidError{err}
 	}
-	if err := checkUpdater(&view, vals, f); err != nil {
-		return nil, err
+	if p.replay == nil { // a replay writes no rotated token anywhere
+		if err := checkUpdater(&view, vals, f); err != nil {
+			return nil, err
+		}
 	}
 	rt := env.Transport
 	if rt == nil {
@@ -163,6 +199,17 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		return nil, &invalidError{err}
 	}
 	p.auth = a
+	if f.rec.record != "" {
+		if err := p.startRecording(s, env, defPath, f, raw); err != nil {
+			return nil, err
+		}
+		p.recordPath = f.rec.record
+	}
+	if env.Now != nil && (p.replay != nil || f.rec.record != "") {
+		// now_utc() and its kind read the run's clock too: a replay's is the recording's,
+		// which starts at the clock the recording started on. Released by finish.
+		p.releaseClock = template.UseClock(vals.Map, env.Now)
+	}
 	return p, nil
 }
 
@@ -187,12 +234,9 @@ func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path s
 			return nil, nil, usagef("cannot read testing values: %v", pathError(err))
 		}
 	}
-	if err := applyAssignments(vals, assign, spec); err != nil {
+	vals, defaults, err := finishValues(s, vals, spec, assign, withDefaults)
+	if err != nil {
 		return nil, nil, err
-	}
-	var defaults []values.Default
-	if withDefaults {
-		defaults = vals.ApplyDefaults(spec)
 	}
 	if path == "" {
 		if missing := missingRequired(spec, vals.Map); len(missing) > 0 {
@@ -200,6 +244,21 @@ func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path s
 				defPath, strings.Join(missing, ", "))}}
 		}
 	}
+	return vals, defaults, nil
+}
+
+// finishValues applies --set and --set-json, then, when withDefaults, the defaults of
+// spec, which it returns, and registers every secret with the redactor, each value named after its key path for
+// the placeholders of a recording.
+func finishValues(s *ioStreams, vals *values.Values, spec map[string]any, assign []assignment, withDefaults bool) (*values.Values, []values.Default, error) {
+	if err := applyAssignments(vals, assign, spec); err != nil {
+		return nil, nil, err
+	}
+	var defaults []values.Default
+	if withDefaults {
+		defaults = vals.ApplyDefaults(spec)
+	}
+	labelValues(s.redactor, vals.Map, "")
 	s.redactor.Add(vals.Secrets(spec)...)
 	return vals, defaults, nil
 }
@@ -317,6 +376,16 @@ func (p *prepared) writeBack(updates []auth.Update, f *runFlags) error {
 	m := make(map[string]any, len(updates))
 	for _, u := range updates {
 		m[strings.Join(u.Path, ".")] = u.Value
+	}
+	if p.replay != nil {
+		// A replay's tokens are placeholders: they change the values of the run only.
+		if err := p.values.Update(m); err != nil {
+			return err
+		}
+		if p.onConfigUpdate != nil {
+			p.onConfigUpdate(p.values.Map)
+		}
+		return nil
 	}
 	target := f.testingValuesOut
 	if target == "" {

@@ -39,6 +39,7 @@ type readOptions struct {
 
 func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
 	opts := &readOptions{io: io, env: env}
+	opts.flags.command = "read"
 	c := &cobra.Command{
 		Use:   "read DEF --testing-values FILE",
 		Short: "Stream the records of every stream as JSON lines",
@@ -58,14 +59,18 @@ written (a checkpoint), and stderr says where each stream's state stands at its 
 
 When a stream fails, the failure is reported on stderr, the remaining streams are still read,
 and the exit code is 1 (--fail-fast stops at the first failure). Ctrl-C writes out what was
-read and exits 130.`,
+read and exits 130.
+
+` + recordingHelp,
 		Example: `  connector read definitions/bearer-auth.yaml --testing-values testing-values.example.yaml
   connector read def.yaml --testing-values creds.yaml --stream users --max-records 10
   API_KEY=… connector read def.yaml --testing-values creds.yaml --set api_key="$API_KEY" | jq .id
   connector read def.yaml --set base_url=http://127.0.0.1:8787 --set page_size=50   # no values file needed when the spec requires nothing else
   connector read def.yaml --testing-values creds.yaml --set-json 'filter={"status":["open","closed"]}'
   connector read def.yaml --testing-values creds.yaml --format airbyte --concurrency 4
-  connector read def.yaml --testing-values creds.yaml --state state.json   # incremental: from where the last read stopped`,
+  connector read def.yaml --testing-values creds.yaml --state state.json   # incremental: from where the last read stopped
+  connector read def.yaml --testing-values creds.yaml --record books.har   # keep every exchange, secrets masked
+  connector read def.yaml --replay books.har                              # the same read, offline`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
@@ -81,6 +86,7 @@ read and exits 130.`,
 	enumFlag(c.Flags(), &opts.format, "format", output.Formats, "output format: records, envelope or airbyte")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails instead of reading the others")
 	opts.flags.state.add(c)
+	opts.flags.rec.add(c)
 	intFlag(c.Flags(), &opts.flags.concurrency, "concurrency", 0, fmt.Sprintf("read up to `N` slices at once, across and within streams (default: the definition's concurrency_level, else 1; at most %d); stdout stays exactly that of a read one slice at a time", maxConcurrency),
 		0, "must be 0 (the definition's concurrency_level) or more", maxConcurrency, fmt.Sprintf("must be at most %d (a limit of connector)", maxConcurrency))
 	return c
@@ -105,12 +111,13 @@ func exactlyOneDefinition(c *cobra.Command, args []string) error {
 	return nil
 }
 
-func readRun(ctx context.Context, opts *readOptions) error {
+func readRun(ctx context.Context, opts *readOptions) (err error) {
 	p, err := prepare(ctx, opts.io, opts.env, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}
-	states, err := openState(opts.flags.state)
+	defer func() { err = p.finish(opts.io, err) }()
+	states, err := p.openState(opts.flags.state)
 	if err != nil {
 		return err
 	}

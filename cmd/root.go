@@ -126,9 +126,10 @@ CONNECTOR_<FLAG> (dashes become underscores: CONNECTOR_MAX_RECORDS=10; a repeata
 takes one value there); the settings file (--settings FILE or CONNECTOR_SETTINGS, YAML, JSON
 or TOML); the flag's default. In the settings file, a top-level key is a flag name and applies
 to every command that has that flag; a section named after a command (validate:, check:,
-read:, paginate-trace:, streams:, init-values:, oauth:, demo-api:) applies to that command
-only and wins over the top level. An unknown key is an error, and so is a top-level value that a command's flag
-refuses (format: envelope suits read, not check): move it under that command's section.
+read:, paginate-trace:, streams:, init-values:, test:, oauth:, demo-api:) applies to that
+command only and wins over the top level. An unknown key is an error, and so is a top-level
+value that a command's flag refuses (format: envelope suits read, not check): move it under
+that command's section.
 
   # settings.yaml
   testing-values: creds.yaml      # every command that reads testing values
@@ -142,6 +143,7 @@ refuses (format: envelope suits read, not check): move it under that command's s
   connector check def.yaml --testing-values creds.yaml
   connector read def.yaml --testing-values creds.yaml | jq .
   connector paginate-trace def.yaml --testing-values creds.yaml --max-pages 3
+  connector read def.yaml --testing-values creds.yaml --record def.har && connector test def.yaml --replay def.har --update
   connector read def.yaml --settings settings.yaml
   CONNECTOR_MAX_RECORDS=5 connector read def.yaml --testing-values creds.yaml
   connector demo-api`,
@@ -185,6 +187,7 @@ refuses (format: envelope suits read, not check): move it under that command's s
 		newCmdDemoAPI(io, env, nil),
 		newCmdOAuth(io, env, nil),
 		newCmdAirbyte(io, env, nil),
+		newCmdTest(io, env, nil),
 	)
 	registerCompletions(root, env)
 	return root

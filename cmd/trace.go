@@ -38,6 +38,7 @@ type traceOptions struct {
 
 func newCmdTrace(io *ioStreams, env *Env, runF func(*traceOptions) error) *cobra.Command {
 	opts := &traceOptions{io: io, env: env}
+	opts.flags.command = "paginate-trace"
 	c := &cobra.Command{
 		Use:   "paginate-trace DEF --testing-values FILE",
 		Short: "Show every request, response and pagination decision of a read",
@@ -58,10 +59,13 @@ reason:
 A stop by --max-pages or --max-records also ends the stream's summary ("stopped early by
 --max-records 100"; "stopped_by" in json) and is noted on stderr.
 
---format json prints one JSON object per event, for scripts.`,
+--format json prints one JSON object per event, for scripts.
+
+` + recordingHelp,
 		Example: `  connector paginate-trace definitions/offset-pagination.yaml --testing-values testing-values.example.yaml
   connector paginate-trace def.yaml --testing-values creds.yaml --stream users --max-pages 3 --format json | jq .
-  connector paginate-trace def.yaml --testing-values creds.yaml --max-records 250`,
+  connector paginate-trace def.yaml --testing-values creds.yaml --max-records 250
+  connector paginate-trace def.yaml --replay books.har   # the requests of a recording, offline`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.def = args[0]
@@ -77,16 +81,18 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per event)")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails")
 	opts.flags.state.add(c)
+	opts.flags.rec.add(c)
 	intFlag(c.Flags(), &opts.showRecords, "show-records", 0, "show the first `N` records of each page as they are emitted (after the transformations)", 0, "must be 0 or more", 1000, "must be at most 1000")
 	return c
 }
 
-func traceRun(ctx context.Context, opts *traceOptions) error {
+func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 	p, err := prepare(ctx, opts.io, opts.env, opts.def, &opts.flags)
 	if err != nil {
 		return err
 	}
-	states, err := openState(opts.flags.state)
+	defer func() { err = p.finish(opts.io, err) }()
+	states, err := p.openState(opts.flags.state)
 	if err != nil {
 		return err
 	}

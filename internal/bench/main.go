@@ -197,6 +197,9 @@ func (b *bench) run(records, big int, stripe string) error {
 	if err := b.airbyte(g, defs["offset"], records); err != nil {
 		return err
 	}
+	if err := b.recording(dir, g, defs["offset"], vals, records); err != nil {
+		return err
+	}
 	if err := b.firstRequest(g, defs["offset"], vals); err != nil {
 		return err
 	}
@@ -475,6 +478,63 @@ func (b *bench) airbyte(g *generator, def string, total int) error {
 	}
 	m := median(specs)
 	b.rows = append(b.rows, row{name: "airbyte spec, start to exit", conn: m, target: "≤ 20 ms", hasCheck: true, ok: m.Wall <= 20*time.Millisecond})
+	return nil
+}
+
+// recording measures what --record costs a read: the 100k offset read of the generator
+// (every byte masked, escaped and written: the worst case) and a read of 100 pages from a
+// server that takes 20 ms per request, an API's pace. Runs with and without --record
+// alternate; medians are compared.
+func (b *bench) recording(dir string, g *generator, def, vals string, total int) error {
+	har := filepath.Join(dir, "rec.har")
+	pair := func(g *generator, def, vals string, total, runs int) (plain, rec measure, err error) {
+		var plains, recs []measure
+		for range runs {
+			m, err := spawn(g, b.bin, "read", def, "--testing-values", vals)
+			if err != nil {
+				return plain, rec, err
+			}
+			plains = append(plains, m)
+			if m, err = spawn(g, b.bin, "read", def, "--testing-values", vals, "--record", har); err != nil {
+				return plain, rec, err
+			}
+			if m.Lines != total {
+				return plain, rec, fmt.Errorf("read --record: %d records, want %d", m.Lines, total)
+			}
+			recs = append(recs, m)
+		}
+		return median(plains), median(recs), nil
+	}
+	plain, rec, err := pair(g, def, vals, total, b.repeat)
+	if err != nil {
+		return err
+	}
+	extra := func(rec, plain measure) float64 { return ratio(rec.Wall, plain.Wall) - 1 }
+	b.rows = append(b.rows,
+		row{name: "read offset, " + count(total) + ", no --record", records: total, conn: plain},
+		row{name: "read offset, " + count(total) + ", --record (every byte masked and written)", records: total, conn: rec,
+			target: fmt.Sprintf("informational: %+.0f%% wall", 100*extra(rec, plain))})
+
+	const pages, delay = 100, 20 * time.Millisecond
+	slowTotal := pages*b.pageSize - b.pageSize/2
+	slow, err := newGenerator(slowTotal, b.pageSize, delay)
+	if err != nil {
+		return err
+	}
+	defer slow.close()
+	defs, svals, err := files(dir, slow.addr, b.pageSize)
+	if err != nil {
+		return err
+	}
+	plain, rec, err = pair(slow, defs["offset"], svals, slowTotal, min(b.repeat, 3))
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("read offset, %d pages, +%s/request", pages, delay)
+	b.rows = append(b.rows,
+		row{name: name + ", no --record", records: slowTotal, conn: plain},
+		row{name: name + ", --record", records: slowTotal, conn: rec,
+			target: fmt.Sprintf("--record ≤ 10%% more wall: %+.1f%%", 100*extra(rec, plain)), hasCheck: true, ok: extra(rec, plain) <= 0.10})
 	return nil
 }
 

@@ -56,7 +56,7 @@ func readResponse(res *http.Response, reuse []byte, limit int64) (data []byte, d
 	var r io.Reader = src
 	size := res.ContentLength
 	if enc := strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))); enc != "" && !res.Uncompressed {
-		dr, err := decoder(enc, src)
+		dr, err := Decoder(enc, src)
 		if err == io.EOF && src.err == nil {
 			return []byte{}, false, src, nil // an empty body: nothing to decode
 		}
@@ -74,10 +74,10 @@ func readResponse(res *http.Response, reuse []byte, limit int64) (data []byte, d
 	return data, decoded, src, err
 }
 
-// decoder returns a reader of body decoded from a gzip or deflate Content-Encoding, or nil
-// for an encoding it does not know (the body is then kept as it came). It reads the stream's
-// header: io.EOF means an empty body.
-func decoder(enc string, body io.Reader) (io.Reader, error) {
+// Decoder returns a reader of body decoded from a gzip or deflate Content-Encoding (enc in
+// lower case), or nil for an encoding it does not know (the body is then kept as it came).
+// It reads the stream's header: io.EOF means an empty body.
+func Decoder(enc string, body io.Reader) (io.Reader, error) {
 	switch enc {
 	case "gzip", "x-gzip":
 		return gzip.NewReader(body)

@@ -185,7 +185,8 @@ type NetError struct {
 	Err         string // redacted
 	Timeout     bool
 	// Permanent is set for failures a retry cannot fix: an invalid URL, an unknown host, a
-	// TLS failure, too many redirects, a body over the limit.
+	// TLS failure, too many redirects, a body over the limit, and an error of the transport
+	// that says so with a method Permanent() bool (a replay that has no answer).
 	Permanent bool
 	// Answered is the status of a response whose body was refused (larger than
 	// Client.MaxBody); Err then completes "GET URL answered 200 with …".
@@ -375,6 +376,22 @@ func (c *Client) exchange(req *Request, attempt int) Exchange {
 	}
 }
 
+// Info is what the transport of a request may learn about it from the request's context:
+// its kind ("data", "token", "login", "validate", "job") and the stream it reads. A
+// recording (pkg/har) keeps them.
+type Info struct {
+	Kind, Stream string
+}
+
+type infoKey struct{}
+
+// InfoOf returns the Info of the request whose context is ctx (empty when it was not sent
+// by a Client).
+func InfoOf(ctx context.Context) Info {
+	info, _ := ctx.Value(infoKey{}).(Info)
+	return info
+}
+
 // maxRedirects is how many redirects one attempt follows.
 const maxRedirects = 10
 
@@ -401,6 +418,7 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	actx = context.WithValue(actx, infoKey{}, Info{Kind: req.Kind, Stream: req.Stream})
 	var body io.Reader
 	if req.Body != nil {
 		body = bytes.NewReader(req.Body)
@@ -525,6 +543,7 @@ func (c *Client) netError(req *Request, actx context.Context, err error, timeout
 	var hostErr x509.HostnameError
 	var authErr x509.UnknownAuthorityError
 	var recErr tls.RecordHeaderError
+	var fixed interface{ Permanent() bool }
 	switch {
 	case errors.As(err, &re):
 		ne.Permanent, ne.Err = true, re.msg
@@ -537,6 +556,8 @@ func (c *Client) netError(req *Request, actx context.Context, err error, timeout
 	case errors.As(err, &recErr):
 		ne.Permanent = true
 		ne.Err = "TLS failure: the server did not answer with TLS (is the URL http:// rather than https://?)"
+	case errors.As(err, &fixed) && fixed.Permanent():
+		ne.Permanent, ne.Err = true, cleanURLError(err)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		ne.Err = fmt.Sprintf("connection refused by %s (is the server running?)", hostOf(req.URL))
 	default:

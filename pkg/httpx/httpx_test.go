@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -122,5 +123,37 @@ func TestBodyReadIntoTheGivenBuffer(t *testing.T) {
 	}
 	if string(buf[:40]) != strings.Repeat("a", 40) {
 		t.Errorf("the buffer was written by a body that did not fit: %q", buf[:40])
+	}
+}
+
+// roundTripFunc is a transport made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// fixedError is a transport error that no retry can fix.
+type fixedError struct{}
+
+func (fixedError) Error() string   { return "no recorded answer" }
+func (fixedError) Permanent() bool { return true }
+
+// The transport learns the kind and the stream of each request from its context, and an
+// error that says it is permanent is not retried.
+func TestTransportSeesInfoAndPermanentErrors(t *testing.T) {
+	var got []Info
+	c := &Client{HTTP: &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		got = append(got, InfoOf(r.Context()))
+		return nil, fixedError{}
+	})}, Sleep: func(context.Context, time.Duration) error { t.Error("a permanent error was retried"); return nil }}
+	_, err := c.Do(context.Background(), &Request{Kind: "token", Stream: "books", Method: "GET", URL: "http://127.0.0.1:1/x"})
+	var ne *NetError
+	if !errors.As(err, &ne) || !ne.Permanent || ne.Err != "no recorded answer" {
+		t.Fatalf("error %#v", err)
+	}
+	if len(got) != 1 || got[0] != (Info{Kind: "token", Stream: "books"}) {
+		t.Fatalf("the transport saw %+v", got)
+	}
+	if InfoOf(context.Background()) != (Info{}) {
+		t.Error("a context without a request has an Info")
 	}
 }

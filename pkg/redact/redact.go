@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Mask replaces every secret.
@@ -43,10 +44,23 @@ type Redactor struct {
 	known   map[string]bool
 	derived []string // values computed from secrets, oldest first
 	idx     *index   // built on first use after a change
+	// names are the placeholder names of the secrets (see Placeholders), taken the names
+	// given, and labels the names proposed for values before they are secrets (Label).
+	names  map[string]string
+	taken  map[string]bool
+	labels map[string]string
 }
 
 // Add registers secret values. Values shorter than three bytes are ignored.
 func (r *Redactor) Add(values ...string) {
+	r.AddAs("", values...)
+}
+
+// AddAs registers secret values under a placeholder name (see Placeholders): "access_token"
+// for a token an API issued, say. A value already known keeps its first name; a value that
+// Label named, or that is a placeholder itself, takes that name instead; an empty name is
+// "secret". Values shorter than three bytes are ignored.
+func (r *Redactor) AddAs(name string, values ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, v := range values {
@@ -58,6 +72,7 @@ func (r *Redactor) Add(values ...string) {
 		}
 		r.known[v] = true
 		r.secrets = append(r.secrets, v)
+		r.nameLocked(v, name)
 		r.idx = nil
 	}
 }
@@ -131,7 +146,7 @@ func (r *Redactor) String(s string) string {
 	if ix == nil || len(s) < minLen {
 		return s
 	}
-	spans := ix.find(s)
+	spans := ix.find(s, false)
 	if len(spans) == 0 {
 		return s
 	}
@@ -155,7 +170,7 @@ func (r *Redactor) Bytes(b []byte) []byte {
 // Contains reports whether s spells a known secret in any form String masks.
 func (r *Redactor) Contains(s string) bool {
 	ix := r.index()
-	return ix != nil && len(ix.find(s)) > 0
+	return ix != nil && len(ix.find(s, false)) > 0
 }
 
 // Header returns the value of a header as it may be printed. The credential headers
@@ -275,8 +290,16 @@ type index struct {
 	// each secret raw, JSON-escaped and URL-encoded, and the base64 stretches its bytes alone
 	// determine.
 	patterns []string
-	// first lists, for each byte, the patterns a match can start with at that byte.
-	first [256][]int32
+	// owner is, for each pattern, the secret it spells: an index into names.
+	owner []int32
+	// names are the placeholder names of the secrets, derived ones last; derived is where
+	// those begin.
+	names   []string
+	derived int32
+	// first lists, for each byte, the patterns a match can start with at that byte; starts
+	// says whether there is one.
+	first  [256][]int32
+	starts [256]bool
 }
 
 func (r *Redactor) index() *index {
@@ -292,21 +315,33 @@ func (r *Redactor) index() *index {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.idx == nil {
-		r.idx = build(append(slices.Clone(r.secrets), r.derived...))
+		names := make([]string, 0, len(r.secrets)+len(r.derived))
+		for _, s := range r.secrets {
+			names = append(names, r.names[s])
+		}
+		for range r.derived {
+			names = append(names, derivedName)
+		}
+		r.idx = build(append(slices.Clone(r.secrets), r.derived...), names, len(r.secrets))
 	}
 	return r.idx
 }
 
-func build(secrets []string) *index {
-	ix := &index{}
+// build indexes secrets, whose placeholder names are names; those from nDerived on are
+// derived values.
+func build(secrets, names []string, nDerived int) *index {
+	ix := &index{names: names, derived: int32(nDerived)}
 	seen := map[string]bool{}
+	var who int32
 	add := func(p string) {
 		if len(p) >= minLen && !seen[p] {
 			seen[p] = true
 			ix.patterns = append(ix.patterns, p)
+			ix.owner = append(ix.owner, who)
 		}
 	}
-	for _, s := range secrets {
+	for i, s := range secrets {
+		who = int32(i)
 		add(s)
 		add(jsonEscape(s))
 		add(url.QueryEscape(s))
@@ -315,16 +350,31 @@ func build(secrets []string) *index {
 			add(core)
 		}
 	}
-	// A pattern can start where the text has its first byte, or an escape of it.
+	// A pattern can start where the text has its first byte, or an escape of it (see
+	// candidates).
 	for i, p := range ix.patterns {
 		ix.first[p[0]] = append(ix.first[p[0]], int32(i))
-		for _, c := range []byte{'\\', '%', '&', '+'} {
-			if c != p[0] {
-				ix.first[c] = append(ix.first[c], int32(i))
+	}
+	for c, list := range ix.first {
+		ix.starts[c] = len(list) > 0 || escapeStart[c]
+	}
+	return ix
+}
+
+// candidates are the patterns a spelling can start with at text[i]: those whose first byte
+// is text[i], and where an escape sequence starts, those whose first byte is what it stands
+// for (\u0041 for A).
+func (ix *index) candidates(text string, i int) (c [3][]int32) {
+	c[0] = ix.first[text[i]]
+	if escapeStart[text[i]] {
+		var buf [2]decoded
+		for k, d := range unescape(text, i, buf[:0]) {
+			if d.b[0] != text[i] {
+				c[1+k] = ix.first[d.b[0]]
 			}
 		}
 	}
-	return ix
+	return c
 }
 
 // jsonEscape is the inside of s as a JSON string, without HTML escaping.
@@ -362,26 +412,39 @@ func base64Cores(s string) []string {
 	return out
 }
 
-// span is a stretch of text to mask.
-type span struct{ start, end int }
+// span is a stretch of text to mask. who lists the secrets it spells (indexes into
+// index.names), when the caller asked for them.
+type span struct {
+	start, end int
+	who        []int32
+}
 
-// find returns the stretches of s that spell a secret, sorted and merged.
-func (ix *index) find(s string) []span {
+// find returns the stretches of s that spell a secret, sorted and merged; with named, each
+// says which secrets it spells.
+func (ix *index) find(s string, named bool) []span {
 	var spans []span
 	var scratch []uint64
 	for i := 0; i < len(s); i++ {
-		cands := ix.first[s[i]]
-		best := -1
-		for _, pi := range cands {
-			if e := match(s, i, ix.patterns[pi], &scratch); e > best {
-				best = e
+		if !ix.starts[s[i]] {
+			continue
+		}
+		best, bestP := -1, int32(-1)
+		for _, list := range ix.candidates(s, i) {
+			for _, pi := range list {
+				if e := matchAt(s, i, ix.patterns[pi], &scratch); e > best {
+					best, bestP = e, pi
+				}
 			}
 		}
 		if best > i {
-			spans = append(spans, span{i, best})
+			sp := span{start: i, end: best}
+			if named {
+				sp.who = []int32{ix.owner[bestP]}
+			}
+			spans = append(spans, sp)
 		}
 	}
-	spans = append(spans, ix.base64Runs(s)...)
+	spans = append(spans, ix.base64Runs(s, named)...)
 	if len(spans) == 0 {
 		return nil
 	}
@@ -391,6 +454,7 @@ func (ix *index) find(s string) []span {
 		last := &merged[len(merged)-1]
 		if sp.start <= last.end {
 			last.end = max(last.end, sp.end)
+			last.who = appendNew(last.who, sp.who...)
 			continue
 		}
 		merged = append(merged, sp)
@@ -398,10 +462,21 @@ func (ix *index) find(s string) []span {
 	return merged
 }
 
+// appendNew appends the elements of add that list lacks.
+func appendNew(list []int32, add ...int32) []int32 {
+	for _, w := range add {
+		if !slices.Contains(list, w) {
+			list = append(list, w)
+		}
+	}
+	return list
+}
+
 // base64Runs finds runs of base64 text (at least 8 characters) that decode, in either
 // alphabet, to bytes spelling a secret.
-func (ix *index) base64Runs(s string) []span {
+func (ix *index) base64Runs(s string, named bool) []span {
 	var out []span
+	var buf []byte
 	for i := 0; i < len(s); {
 		if !b64Byte(s[i]) {
 			i++
@@ -415,48 +490,134 @@ func (ix *index) base64Runs(s string) []span {
 		for end < len(s) && end-j < 2 && s[end] == '=' {
 			end++
 		}
-		if j-i >= 8 && ix.decodesToSecret(s[i:j]) {
-			out = append(out, span{i, end})
+		if j-i >= 8 {
+			if dec, ok := ix.decodesToSecret(s[i:j], &buf); ok {
+				sp := span{start: i, end: end}
+				if named {
+					sp.who = ix.spelledBy(dec)
+				}
+				out = append(out, sp)
+			}
 		}
 		i = end
 	}
 	return out
 }
 
-func b64Byte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '+' || c == '/' || c == '-' || c == '_'
+func b64Byte(c byte) bool { return b64Values[c] >= 0 }
+
+// decodesToSecret reports whether run decodes to text that spells a secret, and returns
+// that text. buf is memory it may reuse.
+func (ix *index) decodesToSecret(run string, buf *[]byte) (string, bool) {
+	dec := decodeBase64(run, (*buf)[:0])
+	*buf = dec
+	if len(dec) == 0 {
+		return "", false
+	}
+	// The bytes are only read while buf is not written: a view of them spares a copy per
+	// run of base64 text, which is most words of a page.
+	if ix.spells(unsafe.String(unsafe.SliceData(dec), len(dec))) {
+		return string(dec), true
+	}
+	return "", false
 }
 
-func (ix *index) decodesToSecret(run string) bool {
-	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		// Trailing bits that do not make a byte are dropped, as decoders do.
-		n := len(run) - len(run)%4
-		if len(run)%4 > 1 {
-			n = len(run)
-		}
-		dec, err := enc.DecodeString(run[:n])
-		if err != nil {
+// b64Values are the 6-bit values of the base64 characters of both alphabets ('+' and '-'
+// are 62, '/' and '_' 63); -1 for anything else.
+var b64Values = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	const std = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	for i := 0; i < len(std); i++ {
+		t[std[i]] = int8(i)
+	}
+	t['+'], t['-'], t['/'], t['_'] = 62, 62, 63, 63
+	return t
+}()
+
+// decodeBase64 decodes a run of base64 characters (either alphabet, no padding) into dst;
+// trailing bits that do not make a byte are dropped, as decoders do.
+func decodeBase64(run string, dst []byte) []byte {
+	n := len(run) - len(run)%4
+	i := 0
+	for ; i < n; i += 4 {
+		v := uint32(b64Values[run[i]])<<18 | uint32(b64Values[run[i+1]])<<12 | uint32(b64Values[run[i+2]])<<6 | uint32(b64Values[run[i+3]])
+		dst = append(dst, byte(v>>16), byte(v>>8), byte(v))
+	}
+	switch len(run) - i {
+	case 2:
+		v := uint32(b64Values[run[i]])<<18 | uint32(b64Values[run[i+1]])<<12
+		dst = append(dst, byte(v>>16))
+	case 3:
+		v := uint32(b64Values[run[i]])<<18 | uint32(b64Values[run[i+1]])<<12 | uint32(b64Values[run[i+2]])<<6
+		dst = append(dst, byte(v>>16), byte(v>>8))
+	}
+	return dst
+}
+
+// spelledBy lists the secrets text spells (base64 aside), in the order they appear.
+func (ix *index) spelledBy(text string) []int32 {
+	var who []int32
+	var scratch []uint64
+	for i := 0; i < len(text); i++ {
+		if !ix.starts[text[i]] {
 			continue
 		}
-		if ix.spells(string(dec)) {
-			return true
+		best, bestP := -1, int32(-1)
+		for _, list := range ix.candidates(text, i) {
+			for _, pi := range list {
+				if e := matchAt(text, i, ix.patterns[pi], &scratch); e > best {
+					best, bestP = e, pi
+				}
+			}
+		}
+		if best > i {
+			who = appendNew(who, ix.owner[bestP])
+			i = best - 1
 		}
 	}
-	return false
+	return who
 }
 
 // spells reports whether text spells a secret anywhere (base64 aside).
 func (ix *index) spells(text string) bool {
 	var scratch []uint64
 	for i := 0; i < len(text); i++ {
-		for _, pi := range ix.first[text[i]] {
-			if match(text, i, ix.patterns[pi], &scratch) > i {
-				return true
+		if !ix.starts[text[i]] {
+			continue
+		}
+		for _, list := range ix.candidates(text, i) {
+			for _, pi := range list {
+				if matchAt(text, i, ix.patterns[pi], &scratch) > i {
+					return true
+				}
 			}
 		}
 	}
 	return false
+}
+
+// escapeStart marks the bytes an escape sequence starts with.
+var escapeStart = [256]bool{'\\': true, '%': true, '&': true, '+': true}
+
+// matchAt is match, first reading the text as it is: up to the first byte that could start
+// an escape sequence, p can only be spelled byte for byte, so a text that differs from p
+// before any such byte does not spell it (the common case, settled without the search).
+func matchAt(text string, i int, p string, scratch *[]uint64) int {
+	for k := 0; k < len(p); k++ {
+		if i+k >= len(text) {
+			return -1
+		}
+		c := text[i+k]
+		if escapeStart[c] {
+			return match(text, i, p, scratch)
+		}
+		if c != p[k] {
+			return -1
+		}
+	}
+	return i + len(p)
 }
 
 // match returns the end of the longest stretch of text from i that spells p, reading each
@@ -690,7 +851,9 @@ var entities = map[string]byte{"amp": '&', "lt": '<', "gt": '>', "quot": '"', "a
 
 // entity reads an HTML character reference: &amp; &#39; &#x27;.
 func entity(s string, out []decoded) []decoded {
-	end := strings.IndexByte(s, ';')
+	// The longest reference read is &#x10FFFF; (10 bytes to its ';'): looking further would
+	// scan the rest of the text at every '&' of it.
+	end := strings.IndexByte(s[:min(len(s), 11)], ';')
 	if end < 2 || end > 10 {
 		return out
 	}

@@ -527,17 +527,17 @@ func init() {
 	}
 
 	functions = map[string]*spec{
-		"now_utc": sp("", 0, func(a []any) (any, error) { return aware(nowFunc().UTC()), nil }),
-		"today_utc": sp("", 0, func(a []any) (any, error) {
-			t := nowFunc().UTC()
+		"now_utc": spf("", 0, func(fr *frame, a []any) (any, error) { return aware(fr.now().UTC()), nil }),
+		"today_utc": spf("", 0, func(fr *frame, a []any) (any, error) {
+			t := fr.now().UTC()
 			return dtime{t: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), kind: dtDate}, nil
 		}),
-		"today_with_timezone": sp("timezone", 1, func(a []any) (any, error) {
+		"today_with_timezone": spf("timezone", 1, func(fr *frame, a []any) (any, error) {
 			loc, err := time.LoadLocation(str(a[0]))
 			if err != nil || str(a[0]) == "" || strings.EqualFold(str(a[0]), "local") {
 				return nil, fmt.Errorf("unknown time zone %s", pyRepr(str(a[0])))
 			}
-			t := nowFunc().In(loc)
+			t := fr.now().In(loc)
 			return dtime{t: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), kind: dtDate}, nil
 		}),
 		"timestamp": sp("dt", 1, func(a []any) (any, error) {
@@ -562,7 +562,7 @@ func init() {
 		}),
 		"max": spf("args...", 1, func(fr *frame, a []any) (any, error) { return fr.minMax(a, true, "max") }),
 		"min": spf("args...", 1, func(fr *frame, a []any) (any, error) { return fr.minMax(a, false, "min") }),
-		"day_delta": sp("num_days,format", 1, func(a []any) (any, error) {
+		"day_delta": spf("num_days,format", 1, func(fr *frame, a []any) (any, error) {
 			n, ok := toFloat(a[0])
 			if !ok {
 				return nil, fmt.Errorf("day_delta expects a number of days, got %s", typeName(a[0]))
@@ -570,7 +570,7 @@ func init() {
 			if n > 1e6 || n < -1e6 {
 				return nil, errors.New("day_delta out of range")
 			}
-			t := nowFunc().UTC().Add(time.Duration(n * 24 * float64(time.Hour)))
+			t := fr.now().UTC().Add(time.Duration(n * 24 * float64(time.Hour)))
 			return formatDatetime(aware(t), strArg(a, 1, "%Y-%m-%dT%H:%M:%S.%f%z")), nil
 		}, "%Y-%m-%dT%H:%M:%S.%f%z"),
 		"duration": sp("datestring", 1, func(a []any) (any, error) { return parseISODuration(str(a[0])) }),

@@ -449,6 +449,22 @@ func collectStrings(v any, out *[]string) {
 	}
 }
 
+// Update sets values at paths (dotted keys) in Map only: nothing is written (a replay, whose
+// tokens are placeholders).
+func (v *Values) Update(updates map[string]any) error {
+	keys := make([]string, 0, len(updates))
+	for k := range updates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := setPath(v.Map, strings.Split(k, "."), updates[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteBack sets values at paths in the file's YAML tree and writes it to path atomically
 // (a temporary file in the same folder, then a rename), keeping comments, the other values
 // and the file's mode. Paths set with --set are skipped: they did not come from the file.
