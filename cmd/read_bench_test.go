@@ -67,7 +67,7 @@ func benchDefinition(b *testing.B, paginator string) string {
 	return benchFile(b, "def.yaml", `version: 6.5.0
 streams:
   - name: items
-    retriever:
+`+benchTransformations[b.Name()]+`    retriever:
       requester:
         url_base: "{{ config['base_url'] }}"
         path: /items
@@ -116,3 +116,19 @@ func benchmarkRead(b *testing.B, paginator string, extra ...string) {
 func BenchmarkReadOffset(b *testing.B) { benchmarkRead(b, benchOffset) }
 
 func BenchmarkReadCursor(b *testing.B) { benchmarkRead(b, benchCursor) }
+
+// benchTransformations are the transformations of a benchmark's stream, by its name.
+var benchTransformations = map[string]string{
+	"BenchmarkReadTransformed": `    transformations:
+      - type: AddFields
+        fields:
+          - {type: AddedFieldDefinition, path: [contact], value: "{{ record.name }} <{{ record.email }}>"}
+          - {type: AddedFieldDefinition, path: [partition], value: "{{ stream_slice.get('region', 'all') }}"}
+      - type: RemoveFields
+        field_pointers: [[email]]
+`,
+}
+
+// BenchmarkReadTransformed is BenchmarkReadOffset with the transformations of `make
+// bench`'s transformed row: two AddFields (from the record, from the slice), a RemoveFields.
+func BenchmarkReadTransformed(b *testing.B) { benchmarkRead(b, benchOffset) }

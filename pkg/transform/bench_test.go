@@ -82,3 +82,53 @@ func BenchmarkDecodeEncode(b *testing.B) {
 		}
 	}
 }
+
+// readRowRecord is a record of `make bench`'s generator (internal/bench), about 300 bytes.
+var readRowRecord = []byte(`{"id":"0000000042","name":"Customer 0000000042","email":"customer0000000042@example.com","active":true,` +
+	`"score":12345.678,"created_at":"2024-01-15T10:30:00Z","tags":["alpha","beta","gamma"],` +
+	`"address":{"street":"123 Main Street","city":"Springfield","zip":"12345","country":"US"},` +
+	`"balance":98765432109876543210,"notes":"lorem ipsum dolor sit amet"}`)
+
+// BenchmarkReadRow is the transformed row of `make bench` for one record: two AddFields
+// (one from the record, one from the slice) and a RemoveFields, the record decoded lazily
+// and encoded as a read does. The chain is applied as a page applies it, vars shared.
+func BenchmarkReadRow(b *testing.B) {
+	tmpl := func(s string) *template.Template {
+		t, err := template.Compile(s, allVars)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return t
+	}
+	c, err := New([]*manifest.Transformation{
+		{Type: manifest.AddFields, Fields: []*manifest.AddedField{
+			{Path: []string{"contact"}, Value: tmpl("{{ record.name }} <{{ record.email }}>")},
+			{Path: []string{"partition"}, Value: tmpl("{{ stream_slice.get('region', 'all') }}")},
+		}},
+		{Type: manifest.RemoveFields, FieldPointers: [][]string{{"email"}}},
+	}, map[string]any{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	vars := map[string]any{"config": map[string]any{}, "stream_slice": map[string]any{}}
+	var out []byte
+	b.ReportAllocs()
+	b.SetBytes(int64(len(readRowRecord)))
+	for b.Loop() {
+		o, ok := record.Shallow(readRowRecord)
+		if !ok {
+			b.Fatal("not an object")
+		}
+		if err := c.Apply(o, vars); err != nil {
+			b.Fatal(err)
+		}
+		rec := record.Record{Object: o}
+		if out, err = rec.AppendJSON(out[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const want = `{"id":"0000000042","name":"Customer 0000000042","active":true,"score":12345.678,"created_at":"2024-01-15T10:30:00Z","tags":["alpha","beta","gamma"],"address":{"street":"123 Main Street","city":"Springfield","zip":"12345","country":"US"},"balance":98765432109876543210,"notes":"lorem ipsum dolor sit amet","contact":"Customer 0000000042 <customer0000000042@example.com>","partition":"all"}`
+	if string(out) != want {
+		b.Fatalf("got  %s\nwant %s", out, want)
+	}
+}
