@@ -50,7 +50,13 @@ type Template struct {
 	fast    *fastPath
 	nslots  int
 	consts  []any
+	impure  bool // see Deterministic
+	// size is the longest text the template rendered so far (up to maxSizeHint): the
+	// next rendering reserves that much at once rather than growing its text.
+	size atomic.Int32
 }
+
+const maxSizeHint = 4 << 10
 
 // prog is one compiled expression and where it sits in the source.
 type prog struct {
@@ -62,8 +68,11 @@ type rnode interface{}
 
 type (
 	rText struct{ s string }
-	rOut  struct{ p prog }
-	rIf   struct {
+	rOut  struct {
+		p    prog
+		fast *fastPath // the expression is a constant-key access: no program run
+	}
+	rIf struct {
 		conds  []prog
 		bodies [][]rnode
 		els    []rnode
@@ -169,6 +178,7 @@ func compile(src string, vars []string) (t *Template, err error) {
 	}
 	t.nslots = g.nslots
 	t.consts = g.consts
+	t.impure = g.impure
 	for v := range g.reads {
 		t.reads = append(t.reads, v)
 	}
@@ -214,7 +224,7 @@ func (c *compiler) node(s stmt) (rnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &rOut{p: p}, nil
+		return &rOut{p: p, fast: newFastPath(x.e, g)}, nil
 	case *ifStmt:
 		n := &rIf{}
 		for i, cond := range x.conds {
@@ -359,6 +369,11 @@ func (t *Template) ReadsOnly(names ...string) bool {
 	return true
 }
 
+// Deterministic reports whether the template gives the same result every time it is
+// evaluated with the same variables: it reads no clock (now_utc, today_utc, day_delta...),
+// makes no random UUID, and changes no value it is given (append, extend, update, pop).
+func (t *Template) Deterministic() bool { return !t.impure }
+
 // Reads reports whether the template references the free variable name.
 func (t *Template) Reads(name string) bool {
 	i := sort.SearchStrings(t.reads, name)
@@ -376,49 +391,93 @@ var (
 // []any, map[string]any or a datetime; any other template yields the
 // rendered string. A failure is an *Error; Eval never panics.
 func (t *Template) Eval(vars map[string]any) (res any, err error) {
-	if t.literal {
+	switch {
+	case t.literal:
 		return t.src, nil
-	}
-	if t.fast != nil {
+	case t.fast != nil:
 		return norm(t.fast.eval(vars)), nil
+	case t.single != nil:
+		return t.evalSingle(vars)
 	}
+	text, err := t.text(vars)
+	if err != nil {
+		return nil, err
+	}
+	return text, nil
+}
+
+// Render evaluates the template and renders the result as text.
+func (t *Template) Render(vars map[string]any) (string, error) {
+	if t.literal || t.fast != nil || t.single != nil {
+		v, err := t.Eval(vars)
+		if err != nil {
+			return "", err
+		}
+		return ToString(v), nil
+	}
+	return t.text(vars)
+}
+
+// newFrame is a frame from the pool for one evaluation; release gives it back.
+func (t *Template) newFrame(vars map[string]any) *frame {
 	fr := framePool.Get().(*frame)
 	fr.vars, fr.consts, fr.steps, fr.work, fr.err = vars, t.consts, 0, 0, nil
 	if cap(fr.locals) < t.nslots {
 		fr.locals = make([]any, t.nslots)
 	}
 	fr.locals = fr.locals[:t.nslots]
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = nil, &Error{Offset: 0, Msg: fmt.Sprintf("internal error evaluating template %q: %v", t.src, r)}
-		}
-		clear(fr.locals)
-		fr.vars, fr.consts = nil, nil
-		framePool.Put(fr)
-	}()
-	if t.single != nil {
-		v, err := t.run(*t.single, fr)
-		if err == nil {
-			if err = checkResult(v); err != nil {
-				return nil, t.limit(t.single.pos, err)
-			}
-		}
-		return norm(v), err
-	}
-	var b strings.Builder
-	if err := t.exec(t.body, fr, &b); err != nil {
-		return nil, err
-	}
-	return b.String(), nil
+	return fr
 }
 
-// Render evaluates the template and renders the result as text.
-func (t *Template) Render(vars map[string]any) (string, error) {
-	v, err := t.Eval(vars)
-	if err != nil {
+func release(fr *frame) {
+	clear(fr.locals)
+	fr.vars, fr.consts = nil, nil
+	framePool.Put(fr)
+}
+
+// internal is the error of a panic while evaluating (a bug of ours, never a crash).
+func (t *Template) internal(r any) error {
+	return &Error{Offset: 0, Msg: fmt.Sprintf("internal error evaluating template %q: %v", t.src, r)}
+}
+
+// evalSingle evaluates a template that is one {{ expression }}.
+func (t *Template) evalSingle(vars map[string]any) (res any, err error) {
+	fr := t.newFrame(vars)
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, t.internal(r)
+		}
+		release(fr)
+	}()
+	v, err := t.run(*t.single, fr)
+	if err == nil {
+		if err = checkResult(v); err != nil {
+			return nil, t.limit(t.single.pos, err)
+		}
+	}
+	return norm(v), err
+}
+
+// text renders a template of text, tags and statements.
+func (t *Template) text(vars map[string]any) (res string, err error) {
+	fr := t.newFrame(vars)
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = "", t.internal(r)
+		}
+		release(fr)
+	}()
+	var b strings.Builder
+	if n := t.size.Load(); n > 0 {
+		b.Grow(int(n))
+	}
+	if err := t.exec(t.body, fr, &b); err != nil {
 		return "", err
 	}
-	return ToString(v), nil
+	if n := b.Len(); n > int(t.size.Load()) && n <= maxSizeHint {
+		t.size.Store(int32(n))
+	}
+	return b.String(), nil
 }
 
 func (t *Template) run(p prog, fr *frame) (any, error) {
@@ -479,9 +538,21 @@ func (t *Template) exec(nodes []rnode, fr *frame, b *strings.Builder) error {
 				return &Error{Offset: 0, Msg: errOutput.Error()}
 			}
 		case *rOut:
-			v, err := t.run(x.p, fr)
-			if err != nil {
-				return err
+			var v any
+			if x.fast != nil {
+				if text, ok := x.fast.text(fr.vars); ok {
+					if b.Len()+len(text) > maxValue {
+						return t.limit(x.p.pos, errOutput)
+					}
+					b.Write(text)
+					continue
+				}
+				v = norm(x.fast.eval(fr.vars))
+			} else {
+				var err error
+				if v, err = t.run(x.p, fr); err != nil {
+					return err
+				}
 			}
 			s := ToString(v)
 			if b.Len()+len(s) > maxValue {
