@@ -311,7 +311,7 @@ func deleteLiteral(rec *record.Object, glob []string) int {
 	last := glob[len(glob)-1]
 	switch p := parent.(type) {
 	case *record.Object:
-		if _, ok := p.Get(last); !ok {
+		if !p.Has(last) {
 			return 0
 		}
 		p.Delete(last)
