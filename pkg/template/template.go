@@ -51,6 +51,8 @@ type Template struct {
 	nslots  int
 	consts  []any
 	impure  bool // see Deterministic
+	// plain: the body is text and {{ }} of fastPaths only, which need no frame.
+	plain bool
 	// size is the longest text the template rendered so far (up to maxSizeHint): the
 	// next rendering reserves that much at once rather than growing its text.
 	size atomic.Int32
@@ -179,6 +181,16 @@ func compile(src string, vars []string) (t *Template, err error) {
 	t.nslots = g.nslots
 	t.consts = g.consts
 	t.impure = g.impure
+	t.plain = t.body != nil
+	for _, n := range t.body {
+		switch x := n.(type) {
+		case *rText:
+		case *rOut:
+			t.plain = t.plain && x.fast != nil
+		default:
+			t.plain = false
+		}
+	}
 	for v := range g.reads {
 		t.reads = append(t.reads, v)
 	}
@@ -460,24 +472,74 @@ func (t *Template) evalSingle(vars map[string]any) (res any, err error) {
 
 // text renders a template of text, tags and statements.
 func (t *Template) text(vars map[string]any) (res string, err error) {
-	fr := t.newFrame(vars)
-	defer func() {
-		if r := recover(); r != nil {
-			res, err = "", t.internal(r)
-		}
-		release(fr)
-	}()
 	var b strings.Builder
 	if n := t.size.Load(); n > 0 {
 		b.Grow(int(n))
 	}
-	if err := t.exec(t.body, fr, &b); err != nil {
+	if t.plain {
+		err = t.writePlain(&b, vars)
+	} else {
+		err = t.execFrame(&b, vars)
+	}
+	if err != nil {
 		return "", err
 	}
 	if n := b.Len(); n > int(t.size.Load()) && n <= maxSizeHint {
 		t.size.Store(int32(n))
 	}
 	return b.String(), nil
+}
+
+// execFrame runs the body with a frame of its own.
+func (t *Template) execFrame(b *strings.Builder, vars map[string]any) (err error) {
+	fr := t.newFrame(vars)
+	defer func() {
+		if r := recover(); r != nil {
+			err = t.internal(r)
+		}
+		release(fr)
+	}()
+	return t.exec(t.body, fr, b)
+}
+
+// writePlain writes a plain body (see Template.plain), which needs no frame.
+func (t *Template) writePlain(b *strings.Builder, vars map[string]any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = t.internal(r)
+		}
+	}()
+	for _, n := range t.body {
+		if err := t.writeFast(b, n, vars); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFast writes a text node, or an output node whose expression is a fastPath.
+func (t *Template) writeFast(b *strings.Builder, n rnode, vars map[string]any) error {
+	if x, ok := n.(*rText); ok {
+		b.WriteString(x.s)
+		if b.Len() > maxValue {
+			return &Error{Offset: 0, Msg: errOutput.Error()}
+		}
+		return nil
+	}
+	x := n.(*rOut)
+	if text, ok := x.fast.text(vars); ok {
+		if b.Len()+len(text) > maxValue {
+			return t.limit(x.p.pos, errOutput)
+		}
+		b.Write(text)
+		return nil
+	}
+	s := ToString(norm(x.fast.eval(vars)))
+	if b.Len()+len(s) > maxValue {
+		return t.limit(x.p.pos, errOutput)
+	}
+	b.WriteString(s)
+	return nil
 }
 
 func (t *Template) run(p prog, fr *frame) (any, error) {
@@ -533,26 +595,19 @@ func (t *Template) exec(nodes []rnode, fr *frame, b *strings.Builder) error {
 	for _, n := range nodes {
 		switch x := n.(type) {
 		case *rText:
-			b.WriteString(x.s)
-			if b.Len() > maxValue {
-				return &Error{Offset: 0, Msg: errOutput.Error()}
+			if err := t.writeFast(b, x, fr.vars); err != nil {
+				return err
 			}
 		case *rOut:
-			var v any
 			if x.fast != nil {
-				if text, ok := x.fast.text(fr.vars); ok {
-					if b.Len()+len(text) > maxValue {
-						return t.limit(x.p.pos, errOutput)
-					}
-					b.Write(text)
-					continue
-				}
-				v = norm(x.fast.eval(fr.vars))
-			} else {
-				var err error
-				if v, err = t.run(x.p, fr); err != nil {
+				if err := t.writeFast(b, x, fr.vars); err != nil {
 					return err
 				}
+				continue
+			}
+			v, err := t.run(x.p, fr)
+			if err != nil {
+				return err
 			}
 			s := ToString(v)
 			if b.Len()+len(s) > maxValue {
