@@ -36,6 +36,11 @@ type step2 struct {
 	// fixed[j], for AddFields, is where a Batch keeps the value of field j when it is the
 	// same for every record of the batch (see Batch), or -1.
 	fixed []int
+	// params[j], for AddFields, says that the value of field j reads `parameters`.
+	params []bool
+	// literal[j], for RemoveFields without a condition, says that pointer j has no
+	// wildcard: it names one path at most.
+	literal []bool
 }
 
 // New prepares the transformations of a stream (nil when it has none).
@@ -46,6 +51,14 @@ func New(ms []*manifest.Transformation, config map[string]any) (*Chain, error) {
 	c := &Chain{}
 	for i, m := range ms {
 		s := &step2{m: m}
+		for _, f := range m.Fields {
+			s.params = append(s.params, f.Value.Reads("parameters"))
+		}
+		if m.Type == manifest.RemoveFields && m.Condition == nil {
+			for _, p := range m.FieldPointers {
+				s.literal = append(s.literal, literalGlob(p))
+			}
+		}
 		vars := map[string]any{"config": config, "parameters": params(m.Parameters)}
 		if m.Type == manifest.DpathFlattenFields {
 			for _, t := range m.FieldPath {
@@ -169,7 +182,7 @@ func (s *step2) apply(rec *record.Object, base map[string]any, fixed []fixedValu
 	case manifest.AddFields:
 		return s.addFields(rec, base, fixed)
 	case manifest.RemoveFields:
-		return removeFields(m, rec, base)
+		return s.removeFields(rec, base)
 	case manifest.KeysToLower:
 		rename(rec, false, strings.ToLower)
 	case manifest.KeysToSnakeCase:
@@ -393,7 +406,7 @@ func (s *step2) addFields(rec *record.Object, vars map[string]any, fixed []fixed
 		if at >= 0 && fixed[at].ok {
 			v = fixed[at].v
 		} else {
-			if f.Value.Reads("parameters") {
+			if s.params[j] {
 				// Set for the template that reads it: every template sets its own first.
 				vars["parameters"] = params(f.Parameters)
 			}
@@ -459,7 +472,8 @@ func truth(t *template.Template, vars map[string]any) (bool, error) {
 
 // removeFields deletes the fields at the pointers; with a condition, dpath deletes every
 // leaf of the record the condition holds for (property = the leaf's value).
-func removeFields(m *manifest.Transformation, rec *record.Object, base map[string]any) error {
+func (s *step2) removeFields(rec *record.Object, base map[string]any) error {
+	m := s.m
 	var filter func(any) (bool, error)
 	if m.Condition != nil {
 		config := base["config"]
@@ -467,7 +481,11 @@ func removeFields(m *manifest.Transformation, rec *record.Object, base map[strin
 			return truth(m.Condition, map[string]any{"config": config, "parameters": params(m.Parameters), "property": v})
 		}
 	}
-	for _, p := range m.FieldPointers {
+	for j, p := range m.FieldPointers {
+		if s.literal != nil && s.literal[j] {
+			deleteLiteral(rec, p)
+			continue
+		}
 		if _, err := deleteMatching(rec, p, filter); err != nil {
 			return fmt.Errorf("condition: %w", err)
 		}
