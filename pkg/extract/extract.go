@@ -357,8 +357,20 @@ func (p *parser) members() (end int, members []int32, ok bool) {
 		if i >= len(d) || d[i] != '"' {
 			break
 		}
-		keyEnd, spaced, ok := skip(d, i)
-		if !ok || spaced || keyEnd >= len(d) || d[keyEnd] != ':' {
+		// A key is short and seldom has an escape: looked at byte by byte, and left to
+		// skip when it has one.
+		keyEnd := i + 1
+		for keyEnd < len(d) && d[keyEnd] != '"' && d[keyEnd] != '\\' && d[keyEnd] >= 0x20 {
+			keyEnd++
+		}
+		if keyEnd < len(d) && d[keyEnd] == '"' {
+			keyEnd++
+		} else if end, _, ok := skip(d, i); ok {
+			keyEnd = end
+		} else {
+			break
+		}
+		if keyEnd >= len(d) || d[keyEnd] != ':' {
 			break
 		}
 		valueEnd, spaced, ok := skip(d, keyEnd+1)

@@ -147,10 +147,15 @@ func (a *Arena) ShallowAt(data []byte, members []int32) (*Object, bool) {
 // valid JSON string.
 func (o *Object) add(data []byte, key, keyEnd, start, end int, seen *uint64) bool {
 	body := data[key+1 : keyEnd-1]
-	h := keyHash(body)
+	// keyHash and plainASCII in one pass.
+	h, plain := uint32(2166136261), true
+	for _, c := range body {
+		h = (h ^ uint32(c)) * 16777619
+		plain = plain && c >= 0x20 && c < 0x80 && c != '\\'
+	}
 	sp := span{key: int32(key), start: int32(start), end: int32(end)}
 	var k string
-	if plainASCII(body) {
+	if plain {
 		k = internHashed(body, h)
 		if start == keyEnd+1 {
 			sp.flags = tight
