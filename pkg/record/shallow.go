@@ -32,14 +32,17 @@ func Shallow(data []byte) (*Object, bool) { return (*Arena)(nil).Shallow(data) }
 
 // Arena makes the Objects of many records out of a few large allocations rather than four
 // each (the object, its keys, its values, where they are): the records of the pages one
-// goroutine reads. An Object it makes is like any other (it may grow, and outlive the
-// Arena), and keeps the memory of its neighbours alive while it lives. The zero Arena is
-// ready; a nil *Arena allocates each Object on its own.
+// goroutine reads. An Object it makes is like any other (it may grow), until Reset gives
+// its memory to the Objects made next. The zero Arena is ready; a nil *Arena allocates
+// each Object on its own.
 type Arena struct {
-	objs  []Object
-	keys  []string
-	vals  []any
-	spans []span
+	// objs and the slots (keys, vals, spans) are the memory being handed out, up to nobj
+	// and nslot so far; each is made twice as large when it is used up.
+	objs        []Object
+	keys        []string
+	vals        []any
+	spans       []span
+	nobj, nslot int
 }
 
 const (
@@ -49,24 +52,28 @@ const (
 	room = 4
 )
 
+// Reset gives the memory of every Object the Arena made to the Objects it makes next.
+// Call it only when none of them is used any more: the records of a page once the page
+// is written and decided on.
+func (a *Arena) Reset() { a.nobj, a.nslot = 0, 0 }
+
 // object is an empty Object of data with room for n keys.
 func (a *Arena) object(data []byte, n int) *Object {
 	if a == nil {
 		return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n), raw: data, spans: make([]span, 0, n)}
 	}
-	if len(a.objs) == 0 {
-		a.objs = make([]Object, arenaObjects)
+	if a.nobj == len(a.objs) {
+		a.objs, a.nobj = make([]Object, max(2*len(a.objs), arenaObjects)), 0
 	}
-	o := &a.objs[0]
-	a.objs = a.objs[1:]
-	if len(a.keys) < n {
-		size := max(n, arenaSlots)
-		a.keys, a.vals, a.spans = make([]string, size), make([]any, size), make([]span, size)
+	if a.nslot+n > len(a.keys) {
+		size := max(2*len(a.keys), n, arenaSlots)
+		a.keys, a.vals, a.spans, a.nslot = make([]string, size), make([]any, size), make([]span, size), 0
 	}
-	o.keys, a.keys = a.keys[:0:n], a.keys[n:]
-	o.vals, a.vals = a.vals[:0:n], a.vals[n:]
-	o.spans, a.spans = a.spans[:0:n], a.spans[n:]
-	o.raw = data
+	o := &a.objs[a.nobj]
+	a.nobj++
+	i, j := a.nslot, a.nslot+n
+	a.nslot = j
+	*o = Object{keys: a.keys[i:i:j], vals: a.vals[i:i:j], raw: data, spans: a.spans[i:i:j]}
 	return o
 }
 

@@ -162,3 +162,33 @@ func TestShallowCopiesMembers(t *testing.T) {
 		t.Errorf("an escaped string that was read is written from its value: %s", got)
 	}
 }
+
+// TestArenaReset: after Reset an Arena makes new Objects in the memory of the old ones,
+// each with its own keys and values, and one that grows past its room leaves its
+// neighbour alone.
+func TestArenaReset(t *testing.T) {
+	var a Arena
+	var first []*Object
+	for i := range 300 {
+		o, ok := a.Shallow([]byte(`{"i":` + strings.Repeat("1", i%7+1) + `,"s":"x"}`))
+		if !ok {
+			t.Fatal("not an object")
+		}
+		first = append(first, o)
+	}
+	a.Reset()
+	o1, _ := a.ShallowAt([]byte(`{"a":1}`), []int32{1, 5, 6})
+	o2, _ := a.ShallowAt([]byte(`{"b":2}`), []int32{1, 5, 6})
+	// 300 Objects took a block of 128 and one of 256: the second is used again.
+	if o1 != first[128] {
+		t.Error("the first Object after Reset is not in the memory of the last block's first")
+	}
+	for i := range 10 {
+		o1.Set(strings.Repeat("k", i+1), int64(i))
+	}
+	got1, _ := Marshal(o1)
+	got2, _ := Marshal(o2)
+	if string(got1) != `{"a":1,"k":0,"kk":1,"kkk":2,"kkkk":3,"kkkkk":4,"kkkkkk":5,"kkkkkkk":6,"kkkkkkkk":7,"kkkkkkkkk":8,"kkkkkkkkkk":9}` || string(got2) != `{"b":2}` {
+		t.Errorf("got %s and %s", got1, got2)
+	}
+}

@@ -29,6 +29,11 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) 
 		r.observe(ev)
 		return nil, Ignored, nil
 	}
+	if r.st.transform != nil && !r.st.want.Values {
+		// The objects of the last page's records are written and decided on: nothing holds
+		// them (a paginator reading last_records could keep one in its token).
+		r.arena.Reset()
+	}
 	var page *parsed
 	var emitted int
 	var limit Limit
