@@ -7,8 +7,10 @@
 package extract
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -373,8 +375,15 @@ func (p *parser) members() (end int, members []int32, ok bool) {
 		if keyEnd >= len(d) || d[keyEnd] != ':' {
 			break
 		}
-		valueEnd, spaced, ok := skip(d, keyEnd+1)
-		if !ok || spaced || valueEnd >= len(d) {
+		valueEnd := scalarEnd(d, keyEnd+1)
+		if valueEnd < 0 {
+			end, spaced, ok := skip(d, keyEnd+1)
+			if !ok || spaced {
+				break
+			}
+			valueEnd = end
+		}
+		if valueEnd >= len(d) {
 			break
 		}
 		p.spans = append(p.spans, int32(i-start), int32(keyEnd+1-start), int32(valueEnd-start))
@@ -392,6 +401,39 @@ func (p *parser) members() (end int, members []int32, ok bool) {
 	}
 	p.spans = p.spans[:mark]
 	return 0, nil, false
+}
+
+// scalarEnd is the end of the string without escapes or the number at d[i], the most
+// common values of a record, scanned here rather than by a call to skip; -1 for any other
+// value (or an invalid one), which skip is left to.
+func scalarEnd(d []byte, i int) int {
+	if i >= len(d) {
+		return -1
+	}
+	if c := d[i]; c != '"' {
+		if c == '-' || c-'0' < 10 {
+			return skipNumber(d, i)
+		}
+		return -1
+	}
+	for i++; i+8 <= len(d); i += 8 {
+		if m := stop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if d[i] == '"' {
+				return i + 1
+			}
+			return -1
+		}
+	}
+	for ; i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\' || c < 0x20:
+			return -1
+		}
+	}
+	return -1
 }
 
 // reserveSpans makes room in p.spans, after the first record, for as many members per

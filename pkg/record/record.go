@@ -118,10 +118,10 @@ var keyCache [1024]atomic.Pointer[string]
 func internKey(b []byte) string { return internHashed(b, keyHash(b)) }
 
 // keyHash is the FNV-1a hash of a key's bytes.
-func keyHash(b []byte) uint32 {
+func keyHash[T string | []byte](b T) uint32 {
 	h := uint32(2166136261)
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
+	for i := 0; i < len(b); i++ {
+		h = (h ^ uint32(b[i])) * 16777619
 	}
 	return h
 }
@@ -140,11 +140,11 @@ func internHashed(b []byte, h uint32) string {
 	return s
 }
 
-// Delete removes a key; the others keep their order.
-func (o *Object) Delete(k string) {
+// Delete removes a key, the others keeping their order, and reports whether it was there.
+func (o *Object) Delete(k string) bool {
 	i := o.find(k)
 	if i < 0 {
-		return
+		return false
 	}
 	o.keys = slices.Delete(o.keys, i, i+1)
 	o.vals = slices.Delete(o.vals, i, i+1)
@@ -154,6 +154,7 @@ func (o *Object) Delete(k string) {
 	if o.index != nil {
 		o.reindex()
 	}
+	return true
 }
 
 // Keys returns the keys in order. The slice must not be changed.

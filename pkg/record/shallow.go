@@ -43,6 +43,8 @@ type Arena struct {
 	vals        []any
 	spans       []span
 	nobj, nslot int
+	// last is the keys of the last object ShallowAt read (nil: none to compare with).
+	last []string
 }
 
 const (
@@ -128,24 +130,56 @@ func (a *Arena) Shallow(data []byte) (*Object, bool) {
 // key's opening quote is and where its value starts and ends, the key followed by its
 // colon and its value with no space between.
 func (a *Arena) ShallowAt(data []byte, members []int32) (*Object, bool) {
+	n := len(members) / 3
 	if len(members)%3 != 0 || len(data) >= 1<<31 {
 		return a.Shallow(data)
 	}
-	o := a.object(data, len(members)/3+room)
+	o := a.object(data, n+room)
 	var seen uint64
-	for m := 0; m < len(members); m += 3 {
-		k, v, e := int(members[m]), int(members[m+1]), int(members[m+2])
+	// same: the keys so far are those of the last object read, in the same places (the
+	// records of a page mostly have the same keys): no key needs hashing or checking.
+	same := a != nil && a.last != nil && len(a.last) == n
+	for m := range n {
+		k, v, e := int(members[3*m]), int(members[3*m+1]), int(members[3*m+2])
 		if k < 0 || v < k+3 || e <= v || e > len(data) {
 			return a.Shallow(data) // not what the parser notes: read it all again
+		}
+		if same {
+			if key := a.last[m]; string(data[k+1:v-2]) == key {
+				o.keys = append(o.keys, key)
+				o.vals = append(o.vals, nil)
+				o.spans = append(o.spans, span{key: int32(k), start: int32(v), end: int32(e), flags: tight})
+				continue
+			}
+			same = false
+			for _, key := range o.keys {
+				seen |= 1 << (keyHash(key) & 63)
+			}
 		}
 		if !o.add(data, k, v-1, v, e, &seen) {
 			return nil, false
 		}
 	}
+	if !same && a != nil {
+		a.remember(o)
+	}
 	if len(o.keys) > indexFrom {
 		o.reindex()
 	}
 	return o, true
+}
+
+// remember keeps the keys of an object ShallowAt read for the next one, when they are
+// plain, each in its place and none repeated (then they need no checking next time).
+func (a *Arena) remember(o *Object) {
+	a.last = a.last[:0]
+	for i := range o.spans {
+		if o.spans[i].flags&tight == 0 {
+			a.last = nil
+			return
+		}
+	}
+	a.last = append(a.last, o.keys...)
 }
 
 // add adds the member of data whose key is data[key:keyEnd] (quotes included) and whose
@@ -173,7 +207,7 @@ func (o *Object) add(data []byte, key, keyEnd, start, end int, seen *uint64) boo
 		if k, err = d.key(); err != nil {
 			return false
 		}
-		h = keyHash([]byte(k)) // the key's own bytes: "\u00e9" is "é"
+		h = keyHash(k) // the key's own bytes: "\u00e9" is "é"
 	}
 	if bit := uint64(1) << (h & 63); *seen&bit != 0 {
 		if j := o.find(k); j >= 0 {

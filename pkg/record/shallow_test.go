@@ -56,6 +56,10 @@ func FuzzShallow(f *testing.F) {
 			if lazy["Arena.ShallowAt"], ok = arena.ShallowAt(rec.Raw, rec.Members); !ok {
 				t.Fatalf("ShallowAt refuses %q (members %v)", rec.Raw, rec.Members)
 			}
+			// Again: the keys are those of the last object.
+			if lazy["Arena.ShallowAt again"], ok = arena.ShallowAt(rec.Raw, rec.Members); !ok {
+				t.Fatalf("ShallowAt refuses %q the second time", rec.Raw)
+			}
 		}
 		for i, k := range ref.Keys() {
 			if touch&(1<<(i%8)) == 0 {
@@ -190,5 +194,47 @@ func TestArenaReset(t *testing.T) {
 	got2, _ := Marshal(o2)
 	if string(got1) != `{"a":1,"k":0,"kk":1,"kkk":2,"kkkk":3,"kkkkk":4,"kkkkkk":5,"kkkkkkk":6,"kkkkkkkk":7,"kkkkkkkkk":8,"kkkkkkkkkk":9}` || string(got2) != `{"b":2}` {
 		t.Errorf("got %s and %s", got1, got2)
+	}
+}
+
+// TestShallowAtKeysOfTheLast: records read one after the other by an Arena, with the keys
+// of the last one or not, repeated or not, are what Decode makes of them.
+func TestShallowAtKeysOfTheLast(t *testing.T) {
+	var a Arena
+	for _, in := range []string{
+		`{"a":1,"b":2,"c":3}`,
+		`{"a":4,"b":5,"c":6}`,
+		`{"a":7,"b":8,"a":9}`,
+		`{"a":7,"b":8,"a":9}`,
+		`{"a":1,"b":2,"c":3}`,
+		`{"b":1,"a":2,"c":3}`,
+		`{"b":1,"a":2,"d":3}`,
+		`{"x\u00e9":1,"b":2,"c":3}`,
+		`{"x\u00e9":1,"b":2,"c":3}`,
+		`{"xé":1,"b":2,"c":3}`,
+		`{"xé":1,"b":2,"xé":3}`,
+		`{}`,
+		`{}`,
+		`{"a":{"a":1}}`,
+	} {
+		page, err := extract.Parse([]byte("["+in+"]"), nil, extract.Want{Members: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := page.Records[0]
+		o, ok := a.ShallowAt(rec.Raw, rec.Members)
+		if !ok {
+			t.Fatalf("%s: refused", in)
+		}
+		got, _ := Marshal(o)
+		want, _ := Marshal(decoded(t, []byte(in)))
+		if !same(t, decoded(t, got), decoded(t, want)) || o.Len() != decoded(t, want).(*Object).Len() {
+			t.Errorf("%s: got %s, want %s", in, got, want)
+		}
+		for _, k := range o.Keys() {
+			if !o.Has(k) {
+				t.Errorf("%s: key %q not found", in, k)
+			}
+		}
 	}
 }
