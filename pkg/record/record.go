@@ -215,7 +215,15 @@ func appendValue(b []byte, v any) ([]byte, error) {
 // appendString writes s as a JSON string as encoding/json does without HTML escaping: plain
 // ASCII is copied, anything else goes through the encoder.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if special(w) {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
@@ -227,6 +235,16 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// special reports whether any of eight bytes is a quote, a backslash, a control character
+// or not ASCII (the high bit of a lane says it; a borrow can only mark a lane above one
+// that is marked already).
+func special(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)|w)&highs != 0
 }
 
 // Decode decodes one JSON value as a read works with it: objects as *Object (keys in the
