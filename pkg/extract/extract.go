@@ -403,17 +403,21 @@ func (p *parser) members() (end int, members []int32, ok bool) {
 	return 0, nil, false
 }
 
-// scalarEnd is the end of the string without escapes or the number at d[i], the most
-// common values of a record, scanned here rather than by a call to skip; -1 for any other
-// value (or an invalid one), which skip is left to.
+// scalarEnd is the end of the string without escapes, the number, true, false or null at
+// d[i], the most common values of a record, scanned here rather than by a call to skip; -1
+// for any other value (or an invalid one), which skip is left to.
 func scalarEnd(d []byte, i int) int {
 	if i >= len(d) {
 		return -1
 	}
-	if c := d[i]; c != '"' {
-		if c == '-' || c-'0' < 10 {
-			return skipNumber(d, i)
-		}
+	switch c := d[i]; {
+	case c == '-' || c-'0' < 10:
+		return skipNumber(d, i)
+	case c == 't' && len(d)-i >= 4 && string(d[i:i+4]) == "true", c == 'n' && len(d)-i >= 4 && string(d[i:i+4]) == "null":
+		return i + 4
+	case c == 'f' && len(d)-i >= 5 && string(d[i:i+5]) == "false":
+		return i + 5
+	case c != '"':
 		return -1
 	}
 	for i++; i+8 <= len(d); i += 8 {
