@@ -67,7 +67,7 @@ func benchDefinition(b *testing.B, paginator string) string {
 	return benchFile(b, "def.yaml", `version: 6.5.0
 streams:
   - name: items
-    retriever:
+`+benchTransformations[b.Name()]+`    retriever:
       requester:
         url_base: "{{ config['base_url'] }}"
         path: /items
@@ -129,3 +129,19 @@ func BenchmarkReadRecord(b *testing.B) {
 	}
 	benchmarkRead(b, benchOffset, "--record", filepath.Join(dir, "rec.har"))
 }
+
+// benchTransformations are the transformations of a benchmark's stream, by its name.
+var benchTransformations = map[string]string{
+	"BenchmarkReadTransformed": `    transformations:
+      - type: AddFields
+        fields:
+          - {type: AddedFieldDefinition, path: [contact], value: "{{ record.name }} <{{ record.email }}>"}
+          - {type: AddedFieldDefinition, path: [partition], value: "{{ stream_slice.get('region', 'all') }}"}
+      - type: RemoveFields
+        field_pointers: [[email]]
+`,
+}
+
+// BenchmarkReadTransformed is BenchmarkReadOffset with the transformations of `make
+// bench`'s transformed row: two AddFields (from the record, from the slice), a RemoveFields.
+func BenchmarkReadTransformed(b *testing.B) { benchmarkRead(b, benchOffset) }

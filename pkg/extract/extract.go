@@ -7,8 +7,10 @@
 package extract
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -28,6 +30,9 @@ type Want struct {
 	// is a *TooManyRecordsError, so that a page of tiny records cannot make the records
 	// take many times the memory of the body.
 	MaxRecords int
+	// Members notes where the members of each record that is an object are (see
+	// Record.Members), for a stream that edits its records.
+	Members bool
 }
 
 // Record is one extracted record.
@@ -38,6 +43,12 @@ type Record struct {
 	// Value is the decoded record (map[string]any, []any, string, json.Number, bool or nil)
 	// when Want.Values was set.
 	Value any
+	// Members, with Want.Members, is where the members of a record that is an object are
+	// in Raw: three offsets each, in order, where its key's opening quote is and where its
+	// value starts and ends, the key followed by its colon and its value with no space
+	// between. It is nil when the parser could not tell (a record with whitespace, not an
+	// object, nested deeply, or with Want.Values).
+	Members []int32
 }
 
 // Page is a parsed response body.
@@ -166,6 +177,8 @@ type parser struct {
 	// object fills in; topBase is where the body's object starts in data.
 	top     *Object
 	topBase int
+	// spans holds the Record.Members of every record of the page (Want.Members).
+	spans []int32
 }
 
 func (p *parser) errorf(format string, args ...any) error {
@@ -241,7 +254,7 @@ func (p *parser) selected(build bool) (any, error) {
 	}
 	if p.data[p.pos] == '[' && !p.wild {
 		// A list: one record per element.
-		return p.arrayOf(build, func(raw []byte, v any) {
+		return p.arrayOf(build, func(raw []byte, v any, members []int32) {
 			recs := p.page.Records
 			if cap(recs) == 0 {
 				// Guess from the first record how many follow, so that the slice is made
@@ -256,7 +269,7 @@ func (p *parser) selected(build bool) (any, error) {
 				}
 				recs = make([]Record, 0, n)
 			}
-			p.page.Records = append(recs, Record{Raw: raw, Value: v})
+			p.page.Records = append(recs, Record{Raw: raw, Value: v, Members: members})
 		})
 	}
 	if p.data[p.pos] == 'n' && !p.wild {
@@ -279,11 +292,11 @@ func (p *parser) selected(build bool) (any, error) {
 	if err := p.roomForRecord(); err != nil {
 		return nil, err
 	}
-	v, raw, err := p.recordValue(build)
+	v, raw, members, err := p.recordValue(build)
 	if err != nil {
 		return nil, err
 	}
-	p.page.Records = append(p.page.Records, Record{Raw: raw, Value: recordValue(v, p.want.Values)})
+	p.page.Records = append(p.page.Records, Record{Raw: raw, Value: recordValue(v, p.want.Values), Members: members})
 	return v, nil
 }
 
@@ -302,25 +315,141 @@ func recordValue(v any, want bool) any {
 	return nil
 }
 
-// recordValue scans a value that is a record: it returns its compacted raw text and, when
-// build or Want.Values is set, its decoded value.
-func (p *parser) recordValue(build bool) (any, []byte, error) {
+// recordValue scans a value that is a record: it returns its compacted raw text, with
+// Want.Members where its members are, and, when build or Want.Values is set, its decoded
+// value.
+func (p *parser) recordValue(build bool) (any, []byte, []int32, error) {
+	start := p.pos
+	if p.want.Members && !build && !p.want.Values {
+		if end, members, ok := p.members(); ok {
+			p.pos = end
+			return nil, p.data[start:end], members, nil
+		}
+	}
 	saved := p.spaced
 	p.spaced = false
-	start := p.pos
 	v, err := p.value(-1, false, build || p.want.Values)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	raw := p.data[start:p.pos]
 	if p.spaced {
 		raw = compact(raw)
 	}
 	p.spaced = saved || p.spaced
-	return v, raw, nil
+	return v, raw, nil, nil
 }
 
-func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) {
+// members validates the record at pos as skip does, member by member, noting where each
+// member is (see Record.Members) in p.members. ok is false, and nothing noted, for a
+// record that is not a compact object or that skip refuses: the caller then scans it the
+// usual way, which compacts it or words the error.
+func (p *parser) members() (end int, members []int32, ok bool) {
+	d, start := p.data, p.pos
+	// The record is one level, and skip follows maxSkipDepth more under each member.
+	if start >= len(d) || d[start] != '{' || p.slow || p.nest >= MaxDepth-maxSkipDepth || len(d) >= 1<<31 {
+		return 0, nil, false
+	}
+	mark := len(p.spans)
+	i := start + 1
+	if i < len(d) && d[i] == '}' {
+		return i + 1, []int32{}, true
+	}
+	for {
+		if i >= len(d) || d[i] != '"' {
+			break
+		}
+		// A key is short and seldom has an escape: looked at byte by byte, and left to
+		// skip when it has one.
+		keyEnd := i + 1
+		for keyEnd < len(d) && d[keyEnd] != '"' && d[keyEnd] != '\\' && d[keyEnd] >= 0x20 {
+			keyEnd++
+		}
+		if keyEnd < len(d) && d[keyEnd] == '"' {
+			keyEnd++
+		} else if end, _, ok := skip(d, i); ok {
+			keyEnd = end
+		} else {
+			break
+		}
+		if keyEnd >= len(d) || d[keyEnd] != ':' {
+			break
+		}
+		valueEnd := scalarEnd(d, keyEnd+1)
+		if valueEnd < 0 {
+			end, spaced, ok := skip(d, keyEnd+1)
+			if !ok || spaced {
+				break
+			}
+			valueEnd = end
+		}
+		if valueEnd >= len(d) {
+			break
+		}
+		p.spans = append(p.spans, int32(i-start), int32(keyEnd+1-start), int32(valueEnd-start))
+		switch d[valueEnd] {
+		case ',':
+			i = valueEnd + 1
+			continue
+		case '}':
+			if mark == 0 {
+				p.reserveSpans(valueEnd + 1 - start)
+			}
+			return valueEnd + 1, p.spans[mark:len(p.spans):len(p.spans)], true
+		}
+		break
+	}
+	p.spans = p.spans[:mark]
+	return 0, nil, false
+}
+
+// scalarEnd is the end of the string without escapes, the number, true, false or null at
+// d[i], the most common values of a record, scanned here rather than by a call to skip; -1
+// for any other value (or an invalid one), which skip is left to.
+func scalarEnd(d []byte, i int) int {
+	if i >= len(d) {
+		return -1
+	}
+	switch c := d[i]; {
+	case c == '-' || c-'0' < 10:
+		return skipNumber(d, i)
+	case c == 't' && len(d)-i >= 4 && string(d[i:i+4]) == "true", c == 'n' && len(d)-i >= 4 && string(d[i:i+4]) == "null":
+		return i + 4
+	case c == 'f' && len(d)-i >= 5 && string(d[i:i+5]) == "false":
+		return i + 5
+	case c != '"':
+		return -1
+	}
+	for i++; i+8 <= len(d); i += 8 {
+		if m := stop(binary.LittleEndian.Uint64(d[i:])); m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if d[i] == '"' {
+				return i + 1
+			}
+			return -1
+		}
+	}
+	for ; i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1
+		case c == '\\' || c < 0x20:
+			return -1
+		}
+	}
+	return -1
+}
+
+// reserveSpans makes room in p.spans, after the first record, for as many members per
+// byte in the rest of the body as that record had.
+func (p *parser) reserveSpans(first int) {
+	n := len(p.spans) * (len(p.data) - p.pos) / first
+	if n > cap(p.spans)-len(p.spans) {
+		p.spans = append(make([]int32, 0, len(p.spans)+n+3*16), p.spans...)
+	}
+}
+
+func (p *parser) arrayOf(build bool, emit func(raw []byte, v any, members []int32)) (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
@@ -340,11 +469,11 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any)) (any, error) 
 		if err := p.roomForRecord(); err != nil {
 			return nil, err
 		}
-		v, raw, err := p.recordValue(build)
+		v, raw, members, err := p.recordValue(build)
 		if err != nil {
 			return nil, err
 		}
-		emit(raw, recordValue(v, p.want.Values))
+		emit(raw, recordValue(v, p.want.Values), members)
 		if build {
 			list = append(list, v)
 		}

@@ -231,6 +231,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("records at %q: %q, want %q", seg, got, want)
 			}
 		}
+		checkMembers(t, body, path, p.Records)
 		lazy, err := Parse(body, path, Want{Body: true, LazyBody: true})
 		if err != nil {
 			t.Fatalf("Parse with LazyBody: %v", err)
@@ -243,6 +244,46 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("body %#v, want %#v", lazy.Body, p.Body)
 		}
 	})
+}
+
+// checkMembers: Parse with Want.Members finds the same records as without, and the members
+// it notes of a record put it back together exactly, each a JSON string key, a colon and a
+// JSON value.
+func checkMembers(t *testing.T, body []byte, path []string, want []Record) {
+	t.Helper()
+	p, err := Parse(body, path, Want{Members: true})
+	if err != nil {
+		t.Fatalf("Parse with Members: %v", err)
+	}
+	if len(p.Records) != len(want) {
+		t.Fatalf("%d records with Members, %d without", len(p.Records), len(want))
+	}
+	for i, r := range p.Records {
+		if !bytes.Equal(r.Raw, want[i].Raw) {
+			t.Fatalf("record %d is %q with Members, %q without", i, r.Raw, want[i].Raw)
+		}
+		if r.Members == nil {
+			continue
+		}
+		if len(r.Members)%3 != 0 {
+			t.Fatalf("record %q: %d member offsets", r.Raw, len(r.Members))
+		}
+		rebuilt := []byte{'{'}
+		for m := 0; m < len(r.Members); m += 3 {
+			k, v, e := r.Members[m], r.Members[m+1], r.Members[m+2]
+			var key string
+			if err := json.Unmarshal(r.Raw[k:v-1], &key); err != nil || r.Raw[v-1] != ':' || !json.Valid(r.Raw[v:e]) {
+				t.Fatalf("record %q: member %q is not a key, a colon and a value", r.Raw, r.Raw[k:e])
+			}
+			if m > 0 {
+				rebuilt = append(rebuilt, ',')
+			}
+			rebuilt = append(rebuilt, r.Raw[k:e]...)
+		}
+		if rebuilt = append(rebuilt, '}'); !bytes.Equal(rebuilt, r.Raw) {
+			t.Fatalf("record %q: its members make %q", r.Raw, rebuilt)
+		}
+	}
 }
 
 // referenceRecords is what Parse finds at path in body, a value decoded by encoding/json,
@@ -336,4 +377,40 @@ func FuzzSkip(f *testing.F) {
 			t.Fatalf("skip says spaced=%v for %q", spaced, d[:end])
 		}
 	})
+}
+
+// TestMembers: Want.Members notes where the key and the value of every member of a compact
+// object record are; a record with whitespace (compacted), not an object, or decoded for
+// Want.Values has none.
+func TestMembers(t *testing.T) {
+	body := []byte(`{"data":[{"id":1,"n":{"a":[1,"}"]},"s":"x\"y"},{},{"a" : 1},[1],{"a":1,"a":2},{"k\u00e9":null}]}`)
+	p, err := Parse(body, []string{"data"}, Want{Members: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]int32{
+		{1, 6, 7, 8, 12, 25, 26, 30, 36},
+		{},
+		nil,
+		nil,
+		{1, 5, 6, 7, 11, 12},
+		{1, 11, 15},
+	}
+	if len(p.Records) != len(want) {
+		t.Fatalf("%d records", len(p.Records))
+	}
+	for i, r := range p.Records {
+		if !slices.Equal(r.Members, want[i]) || (r.Members == nil) != (want[i] == nil) {
+			t.Errorf("record %s: members %v, want %v", r.Raw, r.Members, want[i])
+		}
+	}
+	p, err = Parse(body, []string{"data"}, Want{Members: true, Values: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p.Records {
+		if r.Members != nil {
+			t.Errorf("record %s: members %v with Want.Values", r.Raw, r.Members)
+		}
+	}
 }

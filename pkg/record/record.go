@@ -37,8 +37,8 @@ func (r Record) AppendJSON(dst []byte) ([]byte, error) {
 type Object struct {
 	keys []string
 	vals []any
-	// raw and spans are Shallow's: spans[i], when not empty, is where the still undecoded
-	// value of keys[i] is in raw.
+	// raw and spans are Shallow's: spans[i] says where keys[i] and its value are in raw,
+	// and whether vals[i] holds the value yet (see span).
 	raw   []byte
 	spans []span
 	// index finds a key's place once the object has more than indexFrom keys; smaller
@@ -63,9 +63,6 @@ func (o *Object) find(k string) int {
 	}
 	return -1
 }
-
-// span is where a value is in an Object's raw text (empty: decoded).
-type span struct{ start, end int32 }
 
 // Set adds or replaces a key; a new key goes last, an existing key keeps its place.
 func (o *Object) Set(k string, v any) {
@@ -104,20 +101,6 @@ func (o *Object) Get(k string) (any, bool) {
 	return nil, false
 }
 
-// value is the i-th value, decoded now if Shallow left it as text.
-func (o *Object) value(i int) any {
-	if o.spans == nil || o.spans[i].end == 0 {
-		return o.vals[i]
-	}
-	sp := o.spans[i]
-	v, err := Decode(o.raw[sp.start:sp.end])
-	if err != nil {
-		v = nil // unreachable: Shallow's input was validated JSON
-	}
-	o.vals[i], o.spans[i] = v, span{}
-	return v
-}
-
 func hasControl(b []byte) bool {
 	for _, c := range b {
 		if c < 0x20 {
@@ -132,13 +115,21 @@ func hasControl(b []byte) bool {
 // hashed to it.
 var keyCache [1024]atomic.Pointer[string]
 
-func internKey(b []byte) string {
+func internKey(b []byte) string { return internHashed(b, keyHash(b)) }
+
+// keyHash is the FNV-1a hash of a key's bytes.
+func keyHash[T string | []byte](b T) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(b); i++ {
+		h = (h ^ uint32(b[i])) * 16777619
+	}
+	return h
+}
+
+// internHashed is internKey for a key whose keyHash is h.
+func internHashed(b []byte, h uint32) string {
 	if len(b) > 64 {
 		return string(b)
-	}
-	h := uint32(2166136261)
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
 	}
 	slot := &keyCache[h%uint32(len(keyCache))]
 	if p := slot.Load(); p != nil && *p == string(b) {
@@ -149,62 +140,11 @@ func internKey(b []byte) string {
 	return s
 }
 
-// Shallow reads a JSON object whose text is known to be valid (a record the page parser
-// extracted) into an Object whose values stay JSON text until they are read: a
-// transformation that touches two keys of a record decodes two values, and the others are
-// written back as they came. The values share data's memory: the Object must not outlive
-// it. ok is false when data is not an object.
-func Shallow(data []byte) (*Object, bool) {
-	d := decoder{data: data}
-	d.space()
-	if d.i >= len(d.data) || d.data[d.i] != '{' {
-		return nil, false
-	}
-	d.i++
-	if len(data) >= 1<<31 {
-		return nil, false
-	}
-	o := &Object{keys: make([]string, 0, 16), vals: make([]any, 0, 16), raw: data, spans: make([]span, 0, 16)}
-	for {
-		d.space()
-		if d.i >= len(d.data) || d.data[d.i] != '"' {
-			return o, d.i < len(d.data) && d.data[d.i] == '}'
-		}
-		k, err := d.key()
-		if err != nil {
-			return nil, false
-		}
-		d.space()
-		if d.i >= len(d.data) || d.data[d.i] != ':' {
-			return nil, false
-		}
-		d.i++
-		d.space()
-		start := d.i
-		if !d.skip() {
-			return nil, false
-		}
-		sp := span{int32(start), int32(d.i)}
-		if i := o.find(k); i >= 0 {
-			o.vals[i], o.spans[i] = nil, sp // a key written twice: the last value, at the first place
-		} else {
-			o.Set(k, nil)
-			o.spans[len(o.spans)-1] = sp
-		}
-		d.space()
-		if d.i < len(d.data) && d.data[d.i] == ',' {
-			d.i++
-			continue
-		}
-		return o, d.i < len(d.data) && d.data[d.i] == '}'
-	}
-}
-
-// Delete removes a key; the others keep their order.
-func (o *Object) Delete(k string) {
+// Delete removes a key, the others keeping their order, and reports whether it was there.
+func (o *Object) Delete(k string) bool {
 	i := o.find(k)
 	if i < 0 {
-		return
+		return false
 	}
 	o.keys = slices.Delete(o.keys, i, i+1)
 	o.vals = slices.Delete(o.vals, i, i+1)
@@ -214,6 +154,7 @@ func (o *Object) Delete(k string) {
 	if o.index != nil {
 		o.reindex()
 	}
+	return true
 }
 
 // Keys returns the keys in order. The slice must not be changed.
@@ -243,22 +184,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
 	case *Object:
-		b = append(b, '{')
-		for i, k := range x.keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			if x.spans != nil && x.spans[i].end > 0 {
-				b = append(b, x.raw[x.spans[i].start:x.spans[i].end]...)
-				continue
-			}
-			if b, err = appendValue(b, x.vals[i]); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
+		return x.appendJSON(b)
 	case map[string]any:
 		o := &Object{}
 		for _, k := range slices.Sorted(maps.Keys(x)) {
@@ -289,7 +215,15 @@ func appendValue(b []byte, v any) ([]byte, error) {
 // appendString writes s as a JSON string as encoding/json does without HTML escaping: plain
 // ASCII is copied, anything else goes through the encoder.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if special(w) {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
@@ -301,6 +235,16 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// special reports whether any of eight bytes is a quote, a backslash, a control character
+// or not ASCII (the high bit of a lane says it; a borrow can only mark a lane above one
+// that is marked already).
+func special(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones)&^q|(bs-ones)&^bs|(w-ones*0x20)|w)&highs != 0
 }
 
 // Decode decodes one JSON value as a read works with it: objects as *Object (keys in the

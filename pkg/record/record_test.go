@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -104,4 +105,22 @@ func TestDecode(t *testing.T) {
 			t.Errorf("Decode(%q) gave no error", bad)
 		}
 	}
+}
+
+// FuzzAppendString: a string is written as encoding/json writes it without HTML escaping.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"plain ascii text", "tab\there", `quote"back\slash`, "é日本\u2028", "\xff\x00", "0123456789abcdef<>&"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := appendString(nil, s), bytes.TrimSuffix(buf.Bytes(), []byte("\n")); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %s, want %s", s, got, want)
+		}
+	})
 }

@@ -29,6 +29,11 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) 
 		r.observe(ev)
 		return nil, Ignored, nil
 	}
+	if r.st.transform != nil && !r.st.want.Values {
+		// The objects of the last page's records are written and decided on: nothing holds
+		// them (a paginator reading last_records could keep one in its token).
+		r.arena.Reset()
+	}
 	var page *parsed
 	var emitted int
 	var limit Limit
@@ -197,12 +202,17 @@ type selector struct {
 	r     *sliceReader
 	vars  map[string]any
 	fvars map[string]any
+	// batch is the stream's transformations for the records of the page.
+	batch *transform.Batch
 }
 
 func (r *sliceReader) newSelector(p *fetched) *selector {
 	sel := &selector{r: r}
 	if r.st.s.Selector.Filter != nil || r.st.transform != nil {
 		sel.vars = r.sv.vars(r.st.o.Config, p.token, p.first)
+	}
+	if r.st.transform != nil {
+		sel.batch = r.st.transform.Batch(sel.vars)
 	}
 	if r.st.s.Selector.Filter != nil {
 		sel.fvars = withParams(sel.vars, r.st.s.Selector.FilterParameters)
@@ -223,7 +233,7 @@ func (sel *selector) keep(value any) (bool, error) {
 // record's bytes stand), ok false when the filter drops it.
 func (sel *selector) pass(rec *extract.Record) (obj *record.Object, ok bool, err error) {
 	st := sel.r.st
-	filter, chain := st.s.Selector.Filter, st.transform
+	filter, chain := st.s.Selector.Filter, sel.batch
 	filterFirst := st.s.Selector.FilterFirst
 	if filter != nil && (chain == nil || filterFirst) {
 		if ok, err := sel.keep(rec.Value); err != nil || !ok {
@@ -231,7 +241,7 @@ func (sel *selector) pass(rec *extract.Record) (obj *record.Object, ok bool, err
 		}
 	}
 	if chain != nil {
-		if obj, err = sel.r.transform(chain, rec.Raw, sel.vars); err != nil {
+		if obj, err = transformed(chain, rec, &sel.r.arena); err != nil {
 			return nil, false, err
 		}
 		if obj != nil {
@@ -310,14 +320,20 @@ func (r *sliceReader) flushBatch() (err error) {
 	return err
 }
 
-// transform decodes a record into an ordered object and applies the stream's
+// transformed decodes a record into an ordered object and applies the stream's
 // transformations to it; a record that is not an object is left as it is (nil).
-func (r *sliceReader) transform(chain *transform.Chain, raw []byte, vars map[string]any) (*record.Object, error) {
-	obj, ok := record.Shallow(raw)
+func transformed(chain *transform.Batch, rec *extract.Record, arena *record.Arena) (*record.Object, error) {
+	var obj *record.Object
+	var ok bool
+	if rec.Members != nil {
+		obj, ok = arena.ShallowAt(rec.Raw, rec.Members)
+	} else {
+		obj, ok = arena.Shallow(rec.Raw)
+	}
 	if !ok {
 		return nil, nil
 	}
-	if err := chain.Apply(obj, vars); err != nil {
+	if err := chain.Apply(obj); err != nil {
 		return nil, err
 	}
 	return obj, nil

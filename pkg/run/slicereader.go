@@ -28,6 +28,8 @@ type sliceReader struct {
 	spare chan []byte
 	// batch gathers a page's records to emit.
 	batch []record.Record
+	// arena makes the objects of the records the stream's transformations edit.
+	arena record.Arena
 	// track follows the cursor values of the slice's records (nil: no incremental cursor).
 	track *incremental.Tracker
 	// shown are the records of the page being handled that its event shows.

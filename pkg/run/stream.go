@@ -113,6 +113,7 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 		return nil, err
 	}
 	st.want = wants(s)
+	st.want.Members = st.transform != nil // record.Arena.ShallowAt
 	st.want.MaxRecords = int(max(o.Client.BodyLimit()/recordBytes, 1))
 	st.literalPath = literalPath(s.Selector.FieldPath)
 	st.depth = 1

@@ -348,18 +348,59 @@ func newFastPath(e expr, g *gen) *fastPath {
 }
 
 func (f *fastPath) eval(vars map[string]any) any {
-	v, ok := vars[f.root]
+	v, ok := f.parent(vars)
 	if !ok {
 		return Undefined
 	}
-	for i, k := range f.keys {
-		if f.attrs[i] {
-			v = getAttr(v, k.(string))
-		} else {
-			v = getItem(v, k)
-		}
+	if n := len(f.keys); n > 0 {
+		v = f.step(v, n-1)
 	}
 	return v
+}
+
+// parent is the value the last key is read from (the variable itself when there is no
+// key); ok is false when the variable is not set.
+func (f *fastPath) parent(vars map[string]any) (any, bool) {
+	v, ok := vars[f.root]
+	if !ok {
+		return nil, false
+	}
+	for i := 0; i < len(f.keys)-1; i++ {
+		v = f.step(v, i)
+	}
+	return v, true
+}
+
+func (f *fastPath) step(v any, i int) any {
+	if f.attrs[i] {
+		return getAttr(v, f.keys[i].(string))
+	}
+	return getItem(v, f.keys[i])
+}
+
+// text is the text {{ }} writes for the value, when the value is a key of a StrByter that
+// has it at hand: no Go value is made. ok false: eval the value.
+func (f *fastPath) text(vars map[string]any) ([]byte, bool) {
+	n := len(f.keys)
+	if n == 0 {
+		return nil, false
+	}
+	key, ok := f.keys[n-1].(string)
+	if !ok {
+		return nil, false
+	}
+	v, ok := f.parent(vars)
+	if !ok {
+		return nil, false
+	}
+	sb, ok := v.(StrByter)
+	if !ok {
+		return nil, false
+	}
+	if _, attrs := v.(Attributes); attrs && f.attrs[n-1] {
+		return nil, false // an attribute of its own may stand before the key
+	}
+	return sb.StrBytes(key)
 }
 
 // norm turns the int of an expr literal into the int64 templates produce.

@@ -37,7 +37,17 @@ type gen struct {
 	nslots int
 	tmp    int
 	consts []any
+	// impure is set by a call to a function whose result is not its arguments' alone (the
+	// clock, a random UUID) or to a method that changes its receiver.
+	impure bool
 }
+
+// impureFunctions read the clock or a random source; mutatingMethods change the value they
+// are called on, which may be a variable the next evaluation reads.
+var (
+	impureFunctions = map[string]bool{"now_utc": true, "today_utc": true, "today_with_timezone": true, "day_delta": true, "generate_uuid": true}
+	mutatingMethods = map[string]bool{"append": true, "extend": true, "update": true, "pop": true}
+)
 
 func (g *gen) errAt(pos int, msg string, candidates []string, name string) *Error {
 	return &Error{Offset: pos, Msg: msg, Hint: suggest(name, candidates)}
@@ -435,6 +445,7 @@ func (g *gen) call(c *callExpr) (string, error) {
 		if !ok {
 			return "", g.errAt(c.pos, fmt.Sprintf("unknown function `%s`", c.name), keysOf(functions), c.name)
 		}
+		g.impure = g.impure || impureFunctions[c.name]
 		args, err := g.args(s, "function", c.name, c.pos, c.args, c.kw)
 		if err != nil {
 			return "", err
@@ -445,6 +456,7 @@ func (g *gen) call(c *callExpr) (string, error) {
 	if !ok {
 		return "", g.errAt(c.pos, fmt.Sprintf("unknown method `%s`", c.name), keysOf(methods), c.name)
 	}
+	g.impure = g.impure || mutatingMethods[c.name]
 	recv, err := g.expr(c.recv)
 	if err != nil {
 		return "", err

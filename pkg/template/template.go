@@ -50,7 +50,15 @@ type Template struct {
 	fast    *fastPath
 	nslots  int
 	consts  []any
+	impure  bool // see Deterministic
+	// plain: the body is text and {{ }} of fastPaths only, which need no frame.
+	plain bool
+	// size is the longest text the template rendered so far (up to maxSizeHint): the
+	// next rendering reserves that much at once rather than growing its text.
+	size atomic.Int32
 }
+
+const maxSizeHint = 4 << 10
 
 // prog is one compiled expression and where it sits in the source.
 type prog struct {
@@ -62,8 +70,11 @@ type rnode interface{}
 
 type (
 	rText struct{ s string }
-	rOut  struct{ p prog }
-	rIf   struct {
+	rOut  struct {
+		p    prog
+		fast *fastPath // the expression is a constant-key access: no program run
+	}
+	rIf struct {
 		conds  []prog
 		bodies [][]rnode
 		els    []rnode
@@ -169,6 +180,17 @@ func compile(src string, vars []string) (t *Template, err error) {
 	}
 	t.nslots = g.nslots
 	t.consts = g.consts
+	t.impure = g.impure
+	t.plain = t.body != nil
+	for _, n := range t.body {
+		switch x := n.(type) {
+		case *rText:
+		case *rOut:
+			t.plain = t.plain && x.fast != nil
+		default:
+			t.plain = false
+		}
+	}
 	for v := range g.reads {
 		t.reads = append(t.reads, v)
 	}
@@ -214,7 +236,7 @@ func (c *compiler) node(s stmt) (rnode, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &rOut{p: p}, nil
+		return &rOut{p: p, fast: newFastPath(x.e, g)}, nil
 	case *ifStmt:
 		n := &rIf{}
 		for i, cond := range x.conds {
@@ -359,6 +381,11 @@ func (t *Template) ReadsOnly(names ...string) bool {
 	return true
 }
 
+// Deterministic reports whether the template gives the same result every time it is
+// evaluated with the same variables: it reads no clock (now_utc, today_utc, day_delta...),
+// makes no random UUID, and changes no value it is given (append, extend, update, pop).
+func (t *Template) Deterministic() bool { return !t.impure }
+
 // Reads reports whether the template references the free variable name.
 func (t *Template) Reads(name string) bool {
 	i := sort.SearchStrings(t.reads, name)
@@ -376,49 +403,143 @@ var (
 // []any, map[string]any or a datetime; any other template yields the
 // rendered string. A failure is an *Error; Eval never panics.
 func (t *Template) Eval(vars map[string]any) (res any, err error) {
-	if t.literal {
+	switch {
+	case t.literal:
 		return t.src, nil
-	}
-	if t.fast != nil {
+	case t.fast != nil:
 		return norm(t.fast.eval(vars)), nil
+	case t.single != nil:
+		return t.evalSingle(vars)
 	}
+	text, err := t.text(vars)
+	if err != nil {
+		return nil, err
+	}
+	return text, nil
+}
+
+// Render evaluates the template and renders the result as text.
+func (t *Template) Render(vars map[string]any) (string, error) {
+	if t.literal || t.fast != nil || t.single != nil {
+		v, err := t.Eval(vars)
+		if err != nil {
+			return "", err
+		}
+		return ToString(v), nil
+	}
+	return t.text(vars)
+}
+
+// newFrame is a frame from the pool for one evaluation; release gives it back.
+func (t *Template) newFrame(vars map[string]any) *frame {
 	fr := framePool.Get().(*frame)
 	fr.vars, fr.consts, fr.steps, fr.work, fr.err = vars, t.consts, 0, 0, nil
 	if cap(fr.locals) < t.nslots {
 		fr.locals = make([]any, t.nslots)
 	}
 	fr.locals = fr.locals[:t.nslots]
+	return fr
+}
+
+func release(fr *frame) {
+	clear(fr.locals)
+	fr.vars, fr.consts = nil, nil
+	framePool.Put(fr)
+}
+
+// internal is the error of a panic while evaluating (a bug of ours, never a crash).
+func (t *Template) internal(r any) error {
+	return &Error{Offset: 0, Msg: fmt.Sprintf("internal error evaluating template %q: %v", t.src, r)}
+}
+
+// evalSingle evaluates a template that is one {{ expression }}.
+func (t *Template) evalSingle(vars map[string]any) (res any, err error) {
+	fr := t.newFrame(vars)
 	defer func() {
 		if r := recover(); r != nil {
-			res, err = nil, &Error{Offset: 0, Msg: fmt.Sprintf("internal error evaluating template %q: %v", t.src, r)}
+			res, err = nil, t.internal(r)
 		}
-		clear(fr.locals)
-		fr.vars, fr.consts = nil, nil
-		framePool.Put(fr)
+		release(fr)
 	}()
-	if t.single != nil {
-		v, err := t.run(*t.single, fr)
-		if err == nil {
-			if err = checkResult(v); err != nil {
-				return nil, t.limit(t.single.pos, err)
-			}
+	v, err := t.run(*t.single, fr)
+	if err == nil {
+		if err = checkResult(v); err != nil {
+			return nil, t.limit(t.single.pos, err)
 		}
-		return norm(v), err
 	}
+	return norm(v), err
+}
+
+// text renders a template of text, tags and statements.
+func (t *Template) text(vars map[string]any) (res string, err error) {
 	var b strings.Builder
-	if err := t.exec(t.body, fr, &b); err != nil {
-		return nil, err
+	if n := t.size.Load(); n > 0 {
+		b.Grow(int(n))
+	}
+	if t.plain {
+		err = t.writePlain(&b, vars)
+	} else {
+		err = t.execFrame(&b, vars)
+	}
+	if err != nil {
+		return "", err
+	}
+	if n := b.Len(); n > int(t.size.Load()) && n <= maxSizeHint {
+		t.size.Store(int32(n))
 	}
 	return b.String(), nil
 }
 
-// Render evaluates the template and renders the result as text.
-func (t *Template) Render(vars map[string]any) (string, error) {
-	v, err := t.Eval(vars)
-	if err != nil {
-		return "", err
+// execFrame runs the body with a frame of its own.
+func (t *Template) execFrame(b *strings.Builder, vars map[string]any) (err error) {
+	fr := t.newFrame(vars)
+	defer func() {
+		if r := recover(); r != nil {
+			err = t.internal(r)
+		}
+		release(fr)
+	}()
+	return t.exec(t.body, fr, b)
+}
+
+// writePlain writes a plain body (see Template.plain), which needs no frame.
+func (t *Template) writePlain(b *strings.Builder, vars map[string]any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = t.internal(r)
+		}
+	}()
+	for _, n := range t.body {
+		if err := t.writeFast(b, n, vars); err != nil {
+			return err
+		}
 	}
-	return ToString(v), nil
+	return nil
+}
+
+// writeFast writes a text node, or an output node whose expression is a fastPath.
+func (t *Template) writeFast(b *strings.Builder, n rnode, vars map[string]any) error {
+	if x, ok := n.(*rText); ok {
+		b.WriteString(x.s)
+		if b.Len() > maxValue {
+			return &Error{Offset: 0, Msg: errOutput.Error()}
+		}
+		return nil
+	}
+	x := n.(*rOut)
+	if text, ok := x.fast.text(vars); ok {
+		if b.Len()+len(text) > maxValue {
+			return t.limit(x.p.pos, errOutput)
+		}
+		b.Write(text)
+		return nil
+	}
+	s := ToString(norm(x.fast.eval(vars)))
+	if b.Len()+len(s) > maxValue {
+		return t.limit(x.p.pos, errOutput)
+	}
+	b.WriteString(s)
+	return nil
 }
 
 func (t *Template) run(p prog, fr *frame) (any, error) {
@@ -474,11 +595,16 @@ func (t *Template) exec(nodes []rnode, fr *frame, b *strings.Builder) error {
 	for _, n := range nodes {
 		switch x := n.(type) {
 		case *rText:
-			b.WriteString(x.s)
-			if b.Len() > maxValue {
-				return &Error{Offset: 0, Msg: errOutput.Error()}
+			if err := t.writeFast(b, x, fr.vars); err != nil {
+				return err
 			}
 		case *rOut:
+			if x.fast != nil {
+				if err := t.writeFast(b, x, fr.vars); err != nil {
+					return err
+				}
+				continue
+			}
 			v, err := t.run(x.p, fr)
 			if err != nil {
 				return err

@@ -604,3 +604,79 @@ func TestConcurrentEval(t *testing.T) {
 		}
 	}
 }
+
+// TestDeterministic: a template that reads a clock, makes a random UUID or changes a value
+// it is given may give another result with the same variables.
+func TestDeterministic(t *testing.T) {
+	for src, want := range map[string]bool{
+		"plain text": true,
+		"{{ stream_slice.get('region', 'all') }}":      true,
+		"{{ record.name }} <{{ record.email }}>":       true,
+		"{% for x in config.ids %}{{ x }}{% endfor %}": true,
+		"{{ now_utc() }}":                              false,
+		"{{ today_utc() }}":                            false,
+		"{{ day_delta(-1) }}":                          false,
+		"{{ today_with_timezone('UTC') }}":             false,
+		"{{ generate_uuid() }}":                        false,
+		"{{ config.ids.append('c') }}":                 false,
+		"{% set _ = stream_slice.update({'a': 1}) %}":  false,
+		"{{ record.pop('name') }}":                     false,
+		"{{ config.ids.extend(['c']) }}":               false,
+	} {
+		tm, err := Compile(src, allVars)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if got := tm.Deterministic(); got != want {
+			t.Errorf("%s: Deterministic() = %v, want %v", src, got, want)
+		}
+	}
+}
+
+// textRecord is a record whose values are JSON text, as record.Object is: StrBytes gives
+// the text of a plain string or a number.
+type textRecord map[string]string
+
+func (r textRecord) Get(k string) (any, bool) {
+	text, ok := r[k]
+	if !ok {
+		return nil, false
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		panic(err)
+	}
+	return v, true
+}
+
+func (r textRecord) Keys() []string { return nil }
+
+func (r textRecord) StrBytes(k string) ([]byte, bool) {
+	text, ok := r[k]
+	if !ok || text[0] != '"' && text[0] != '-' && (text[0] < '0' || text[0] > '9') || strings.Contains(text, `\`) {
+		return nil, false
+	}
+	return []byte(strings.Trim(text, `"`)), true
+}
+
+// TestStrByter: {{ record.key }} in text writes what a StrByter gives, and falls back to
+// Get for a value it does not give; both render as Get's value would.
+func TestStrByter(t *testing.T) {
+	rec := textRecord{"name": `"Ann"`, "n": `1.50`, "esc": `"a\"b"`, "ok": `true`, "none": `null`, "list": `[1]`}
+	vars := map[string]any{"record": rec}
+	for src, want := range map[string]string{
+		"{{ record.name }} <{{ record['n'] }}>":                "Ann <1.50>",
+		"[{{ record.esc }}|{{ record.ok }}|{{ record.none }}]": `[a"b|True|None]`,
+		"{{ record.list }}{{ record.missing }}.":               "[1].",
+	} {
+		tm, err := Compile(src, allVars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := tm.Render(vars); err != nil || got != want {
+			t.Errorf("%s: %q, %v; want %q", src, got, err, want)
+		}
+	}
+}

@@ -174,6 +174,14 @@ type Mapping interface {
 	Keys() []string
 }
 
+// StrByter is a Mapping that can give the text a template writes for one of its values
+// without making a Go value of it: an ordered record whose values are still JSON text.
+// {{ x.key }} and {{ x['key'] }} ask it first. When ok, text is ToString of what Get gives
+// for key; the caller does not change it.
+type StrByter interface {
+	StrBytes(key string) (text []byte, ok bool)
+}
+
 // Attributes is a value with attributes of its own besides its keys, as a Python object has
 // (the CDK's StreamSlice has `partition`, `cursor_slice` and `extra_fields`): `a.b` reads the
 // attribute b first, then the key b; `a['b']` reads the key only.

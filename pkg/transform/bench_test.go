@@ -3,6 +3,7 @@ package transform
 import (
 	"testing"
 
+	"connector/pkg/extract"
 	"connector/pkg/manifest"
 	"connector/pkg/record"
 	"connector/pkg/template"
@@ -80,5 +81,65 @@ func BenchmarkDecodeEncode(b *testing.B) {
 		if _, err := record.Marshal(v); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// readRowRecord is a record of `make bench`'s generator (internal/bench), about 300 bytes.
+var readRowRecord = []byte(`{"id":"0000000042","name":"Customer 0000000042","email":"customer0000000042@example.com","active":true,` +
+	`"score":12345.678,"created_at":"2024-01-15T10:30:00Z","tags":["alpha","beta","gamma"],` +
+	`"address":{"street":"123 Main Street","city":"Springfield","zip":"12345","country":"US"},` +
+	`"balance":98765432109876543210,"notes":"lorem ipsum dolor sit amet"}`)
+
+// BenchmarkReadRow is the transformed row of `make bench` for one record: two AddFields
+// (one from the record, one from the slice) and a RemoveFields, the record decoded lazily
+// (record.Arena.ShallowAt, the members found by the page parser) and encoded as a read
+// does, the chain applied as a Batch, as a page applies it.
+func BenchmarkReadRow(b *testing.B) {
+	tmpl := func(s string) *template.Template {
+		t, err := template.Compile(s, allVars)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return t
+	}
+	c, err := New([]*manifest.Transformation{
+		{Type: manifest.AddFields, Fields: []*manifest.AddedField{
+			{Path: []string{"contact"}, Value: tmpl("{{ record.name }} <{{ record.email }}>")},
+			{Path: []string{"partition"}, Value: tmpl("{{ stream_slice.get('region', 'all') }}")},
+		}},
+		{Type: manifest.RemoveFields, FieldPointers: [][]string{{"email"}}},
+	}, map[string]any{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := c.Batch(map[string]any{"config": map[string]any{}, "stream_slice": map[string]any{}})
+	page, err := extract.Parse(append(append([]byte(`{"data":[`), readRowRecord...), "]}"...), []string{"data"}, extract.Want{Members: true})
+	if err != nil || len(page.Records) != 1 || page.Records[0].Members == nil {
+		b.Fatalf("the page parser gives %v, %v", page, err)
+	}
+	rec := page.Records[0]
+	var arena record.Arena
+	var out []byte
+	b.ReportAllocs()
+	b.SetBytes(int64(len(readRowRecord)))
+	n := 0
+	for b.Loop() {
+		if n++; n%1000 == 0 {
+			arena.Reset() // a page of 1000 records is written
+		}
+		o, ok := arena.ShallowAt(rec.Raw, rec.Members)
+		if !ok {
+			b.Fatal("not an object")
+		}
+		if err := batch.Apply(o); err != nil {
+			b.Fatal(err)
+		}
+		if out, err = (record.Record{Object: o}).AppendJSON(out[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const want = `{"id":"0000000042","name":"Customer 0000000042","active":true,"score":12345.678,"created_at":"2024-01-15T10:30:00Z","tags":["alpha","beta","gamma"],"address":{"street":"123 Main Street","city":"Springfield","zip":"12345","country":"US"},"balance":98765432109876543210,"notes":"lorem ipsum dolor sit amet","contact":"Customer 0000000042 <customer0000000042@example.com>","partition":"all"}`
+	if string(out) != want {
+		b.Fatalf("got  %s\nwant %s", out, want)
 	}
 }

@@ -311,10 +311,9 @@ func deleteLiteral(rec *record.Object, glob []string) int {
 	last := glob[len(glob)-1]
 	switch p := parent.(type) {
 	case *record.Object:
-		if _, ok := p.Get(last); !ok {
+		if !p.Delete(last) {
 			return 0
 		}
-		p.Delete(last)
 		return 1
 	case []any:
 		i, err := strconv.Atoi(strings.TrimSpace(last))

@@ -22,6 +22,8 @@ import (
 // Chain is the transformations of a stream.
 type Chain struct {
 	steps []*step2
+	// nfixed is how many AddFields values a Batch evaluates once (see step2.fixed).
+	nfixed int
 }
 
 // step2 is one transformation, with what it evaluates once.
@@ -31,6 +33,14 @@ type step2 struct {
 	prefix, suffix string
 	// path is DpathFlattenFields' field_path, rendered with the config.
 	path []string
+	// fixed[j], for AddFields, is where a Batch keeps the value of field j when it is the
+	// same for every record of the batch (see Batch), or -1.
+	fixed []int
+	// params[j], for AddFields, says that the value of field j reads `parameters`.
+	params []bool
+	// literal[j], for RemoveFields without a condition, says that pointer j has no
+	// wildcard: it names one path at most.
+	literal []bool
 }
 
 // New prepares the transformations of a stream (nil when it has none).
@@ -41,6 +51,14 @@ func New(ms []*manifest.Transformation, config map[string]any) (*Chain, error) {
 	c := &Chain{}
 	for i, m := range ms {
 		s := &step2{m: m}
+		for _, f := range m.Fields {
+			s.params = append(s.params, f.Value.Reads("parameters"))
+		}
+		if m.Type == manifest.RemoveFields && m.Condition == nil {
+			for _, p := range m.FieldPointers {
+				s.literal = append(s.literal, literalGlob(p))
+			}
+		}
 		vars := map[string]any{"config": config, "parameters": params(m.Parameters)}
 		if m.Type == manifest.DpathFlattenFields {
 			for _, t := range m.FieldPath {
@@ -64,7 +82,45 @@ func New(ms []*manifest.Transformation, config map[string]any) (*Chain, error) {
 		}
 		c.steps = append(c.steps, s)
 	}
+	if c.deterministic() {
+		for _, s := range c.steps {
+			if s.m.Type != manifest.AddFields {
+				continue
+			}
+			s.fixed = make([]int, len(s.m.Fields))
+			for j, f := range s.m.Fields {
+				s.fixed[j] = -1
+				if f.Value.ReadsOnly(batchVars...) {
+					s.fixed[j] = c.nfixed
+					c.nfixed++
+				}
+			}
+		}
+	}
 	return c, nil
+}
+
+// batchVars are the template variables that are the same for every record of a batch.
+var batchVars = []string{"config", "parameters", "stream_slice", "stream_partition", "stream_interval", "stream_state"}
+
+// deterministic reports whether every template the chain evaluates per record gives the
+// same result for the same variables: then a value that does not read the record is the
+// same for every record that shares the variables.
+func (c *Chain) deterministic() bool {
+	for _, s := range c.steps {
+		m := s.m
+		for _, t := range []*template.Template{m.Condition, m.Old, m.New} {
+			if t != nil && !t.Deterministic() {
+				return false
+			}
+		}
+		for _, f := range m.Fields {
+			if !f.Value.Deterministic() {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func params(p map[string]any) map[string]any {
@@ -78,21 +134,55 @@ func params(p map[string]any) map[string]any {
 // stream_slice and its aliases); Apply sets record, parameters, value and path in it, so a
 // caller passes a map of its own (one per page will do, not shared between goroutines).
 func (c *Chain) Apply(rec *record.Object, vars map[string]any) error {
+	return c.apply(rec, vars, nil)
+}
+
+// Batch is the chain ready for records that share their template variables, the records
+// of one page: an AddFields value that does not read the record is evaluated for the first
+// record only, and given to the others as it came out. That holds when every template of
+// the chain is deterministic (template.Deterministic: no clock, no random, no change to a
+// variable) and the value is not a list or an object, which a later step could change in
+// one record and not in the others. A Batch is used by one goroutine at a time.
+type Batch struct {
+	c     *Chain
+	vars  map[string]any
+	fixed []fixedValue
+}
+
+// fixedValue is an AddFields value evaluated once for a batch.
+type fixedValue struct {
+	v  any
+	ok bool
+}
+
+// Batch prepares the chain for records whose template variables are vars (see Apply).
+func (c *Chain) Batch(vars map[string]any) *Batch {
+	b := &Batch{c: c, vars: vars}
+	if c.nfixed > 0 {
+		b.fixed = make([]fixedValue, c.nfixed)
+	}
+	return b
+}
+
+// Apply transforms rec in place, as Chain.Apply does.
+func (b *Batch) Apply(rec *record.Object) error { return b.c.apply(rec, b.vars, b.fixed) }
+
+func (c *Chain) apply(rec *record.Object, vars map[string]any, fixed []fixedValue) error {
 	for i, s := range c.steps {
-		if err := s.apply(rec, vars); err != nil {
+		if err := s.apply(rec, vars, fixed); err != nil {
 			return fmt.Errorf("transformations[%d] %s: %w", i, s.m.Type, err)
 		}
 	}
 	return nil
 }
 
-func (s *step2) apply(rec *record.Object, base map[string]any) error {
+func (s *step2) apply(rec *record.Object, base map[string]any, fixed []fixedValue) error {
 	m := s.m
 	switch m.Type {
 	case manifest.AddFields:
-		return addFields(m, rec, base)
+		return s.addFields(rec, base, fixed)
 	case manifest.RemoveFields:
-		return removeFields(m, rec, base)
+		return s.removeFields(rec, base)
 	case manifest.KeysToLower:
 		rename(rec, false, strings.ToLower)
 	case manifest.KeysToSnakeCase:
@@ -173,7 +263,11 @@ func interpolate(t *template.Template, vars map[string]any, valueType string) (a
 // a sign, a dot, a quote or a bracket, or is True, False or None. Most rendered text is
 // not, and needs no parsing.
 func mayBeLiteral(text string) bool {
-	t := strings.TrimLeft(text, " \t\n\r\f\v")
+	i := 0
+	for i < len(text) && isSpace(text[i]) {
+		i++
+	}
+	t := text[i:]
 	if t == "" {
 		return false
 	}
@@ -182,6 +276,15 @@ func mayBeLiteral(text string) bool {
 		return true
 	}
 	return strings.HasPrefix(t, "True") || strings.HasPrefix(t, "False") || strings.HasPrefix(t, "None")
+}
+
+// isSpace is a byte of Python's whitespace that str.strip removes in ASCII.
+func isSpace(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v':
+		return true
+	}
+	return false
 }
 
 // plainNumber reads text that is only a decimal integer (as int64, or json.Number when
@@ -290,13 +393,30 @@ func jsonValue(v any) any {
 }
 
 // addFields sets each field's value at its path (when the condition, if any, holds).
-func addFields(m *manifest.Transformation, rec *record.Object, base map[string]any) error {
-	vars := set(base, nil, "record", rec)
-	for _, f := range m.Fields {
-		vars["parameters"] = params(f.Parameters)
-		v, err := interpolate(f.Value, vars, f.ValueType)
-		if err != nil {
-			return fmt.Errorf("field %s: %w", strings.Join(f.Path, "."), err)
+// fixed holds the values evaluated once for a Batch (nil: none).
+func (s *step2) addFields(rec *record.Object, vars map[string]any, fixed []fixedValue) error {
+	m := s.m
+	vars["record"] = rec
+	for j, f := range m.Fields {
+		var v any
+		at := -1
+		if fixed != nil {
+			at = s.fixed[j]
+		}
+		if at >= 0 && fixed[at].ok {
+			v = fixed[at].v
+		} else {
+			if s.params[j] {
+				// Set for the template that reads it: every template sets its own first.
+				vars["parameters"] = params(f.Parameters)
+			}
+			var err error
+			if v, err = interpolate(f.Value, vars, f.ValueType); err != nil {
+				return fmt.Errorf("field %s: %w", strings.Join(f.Path, "."), err)
+			}
+			if at >= 0 && !container(v) {
+				fixed[at] = fixedValue{v: v, ok: true}
+			}
 		}
 		if m.Condition != nil {
 			cv := set(vars, m.Parameters, "value", v)
@@ -314,6 +434,15 @@ func addFields(m *manifest.Transformation, rec *record.Object, base map[string]a
 		}
 	}
 	return nil
+}
+
+// container reports a value a later step could change in place: an object or a list.
+func container(v any) bool {
+	switch v.(type) {
+	case *record.Object, []any, map[string]any:
+		return true
+	}
+	return false
 }
 
 func toList(p []string) []any {
@@ -343,7 +472,8 @@ func truth(t *template.Template, vars map[string]any) (bool, error) {
 
 // removeFields deletes the fields at the pointers; with a condition, dpath deletes every
 // leaf of the record the condition holds for (property = the leaf's value).
-func removeFields(m *manifest.Transformation, rec *record.Object, base map[string]any) error {
+func (s *step2) removeFields(rec *record.Object, base map[string]any) error {
+	m := s.m
 	var filter func(any) (bool, error)
 	if m.Condition != nil {
 		config := base["config"]
@@ -351,7 +481,11 @@ func removeFields(m *manifest.Transformation, rec *record.Object, base map[strin
 			return truth(m.Condition, map[string]any{"config": config, "parameters": params(m.Parameters), "property": v})
 		}
 	}
-	for _, p := range m.FieldPointers {
+	for j, p := range m.FieldPointers {
+		if s.literal != nil && s.literal[j] {
+			deleteLiteral(rec, p)
+			continue
+		}
 		if _, err := deleteMatching(rec, p, filter); err != nil {
 			return fmt.Errorf("condition: %w", err)
 		}

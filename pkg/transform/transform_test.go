@@ -299,3 +299,74 @@ func TestDpathFlattenFields(t *testing.T) {
 		}
 	}
 }
+
+// TestBatch: a Batch gives every record what Apply gives it. A value that does not read the
+// record is evaluated once, unless it is an object (each record gets its own, which a
+// later step may change) or the chain has a template that may give another result each
+// time (a random UUID differs from record to record).
+func TestBatch(t *testing.T) {
+	c, err := New([]*manifest.Transformation{
+		{Type: manifest.AddFields, Fields: []*manifest.AddedField{
+			{Path: []string{"slice"}, Value: compile(t, "{{ stream_slice.id }}")},
+			{Path: []string{"obj"}, Value: compile(t, "{{ {'n': 1} }}")},
+			{Path: []string{"count"}, Value: compile(t, "{{ config.n }}"), ValueType: "integer"},
+		}},
+		{Type: manifest.AddFields, Fields: []*manifest.AddedField{
+			{Path: []string{"obj", "id"}, Value: compile(t, "{{ record.id }}")},
+		}},
+		{Type: manifest.RemoveFields, FieldPointers: [][]string{{"drop"}}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := func() map[string]any {
+		return map[string]any{"config": map[string]any{"n": "7"}, "stream_slice": map[string]any{"id": "s1"}}
+	}
+	batch := c.Batch(vars())
+	var got, want []*record.Object
+	for _, in := range []string{`{"id":1,"drop":true}`, `{"id":"two"}`, `{"id":3,"slice":"kept in place"}`} {
+		rec, ok := record.Shallow([]byte(in))
+		if !ok {
+			t.Fatal(in)
+		}
+		if err := batch.Apply(rec); err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := record.Decode([]byte(in))
+		if err := c.Apply(ref.(*record.Object), vars()); err != nil {
+			t.Fatal(err)
+		}
+		got, want = append(got, rec), append(want, ref.(*record.Object))
+	}
+	// Written once all are transformed: a value shared between records would show.
+	for i := range got {
+		g, _ := record.Marshal(got[i])
+		w, _ := record.Marshal(want[i])
+		if string(g) != string(w) {
+			t.Errorf("batch gives %s, Apply %s", g, w)
+		}
+	}
+	if g, _ := record.Marshal(got[1]); string(g) != `{"id":"two","slice":"s1","obj":{"n":1,"id":"two"},"count":7}` {
+		t.Errorf("got %s", g)
+	}
+
+	uuids, err := New([]*manifest.Transformation{
+		{Type: manifest.AddFields, Fields: []*manifest.AddedField{{Path: []string{"u"}, Value: compile(t, "{{ generate_uuid() }}")}}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch = uuids.Batch(vars())
+	seen := map[string]bool{}
+	for range 3 {
+		rec := &record.Object{}
+		if err := batch.Apply(rec); err != nil {
+			t.Fatal(err)
+		}
+		u, _ := rec.Get("u")
+		if seen[u.(string)] {
+			t.Errorf("the same UUID %s for two records of a batch", u)
+		}
+		seen[u.(string)] = true
+	}
+}
