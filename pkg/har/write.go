@@ -1,11 +1,14 @@
 package har
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The file is written by hand rather than with encoding/json: bodies of megabytes are
@@ -109,58 +112,103 @@ func appendMillis(b []byte, ms float64) []byte {
 	return strconv.AppendFloat(b, float64(int64(ms*1000))/1000, 'f', -1, 64)
 }
 
-// plain marks the bytes a JSON string holds as they are.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 const hexDigits = "0123456789abcdef"
 
+// Word-at-a-time constants: a byte of ones and of high bits in each lane.
+const (
+	lanes1 = 0x0101010101010101
+	lanes8 = 0x8080808080808080
+)
+
+// special returns, for the eight bytes of w (the first in the low lane), a word whose lowest
+// set high bit marks the first byte appendString cannot copy as it is: a control character,
+// '"', '\\', and with high set to lanes8, a byte of a multi-byte sequence. Lanes above that
+// one may be marked wrongly; zero means all eight bytes are plain.
+func special(w, high uint64) uint64 {
+	t := ((w - 0x20*lanes1) | ((w ^ '"'*lanes1) - lanes1) | ((w ^ '\\'*lanes1) - lanes1)) &^ w
+	return (t | w&high) & lanes8
+}
+
 // appendString appends s as a JSON string: no HTML escaping, control characters as \u00XX,
-// invalid UTF-8 as U+FFFD. Runs of plain bytes are copied whole.
+// invalid UTF-8 as U+FFFD. The plain bytes are found and copied eight at a time, straight
+// into the spare capacity of b; once a byte of a multi-byte sequence shows, the rest of s is
+// checked for UTF-8 at once, so that a valid text is copied without decoding its runes.
 func appendString(b []byte, s string) []byte {
 	b = slices.Grow(b, len(s)+len(s)/8+2)
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	n := len(b)
+	out := b[:cap(b)]
+	// valid says the rest of s from the first byte >= 0x80 is UTF-8; checked says that has
+	// been looked at.
+	valid, checked := false, false
+	high := uint64(lanes8)
+	// The bytes of s, only read.
+	sb := unsafe.Slice(unsafe.StringData(s), len(s))
+	i := 0
+	for i < len(s) {
+		// Room for a word and an escape sequence.
+		if len(out)-n < 16 {
+			out = slices.Grow(out[:n], len(s)-i+len(s)/8+16)
+			out = out[:cap(out)]
+		}
+		if i+8 <= len(s) {
+			w := binary.LittleEndian.Uint64(sb[i:])
+			m := special(w, high)
+			binary.LittleEndian.PutUint64(out[n:], w)
+			if m == 0 {
+				i, n = i+8, n+8
+				continue
+			}
+			k := bits.TrailingZeros64(m) >> 3
+			i, n = i+k, n+k
+		}
 		c := s[i]
-		if plain[c] {
-			i++
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			out[n] = c
+			i, n = i+1, n+1
 			continue
 		}
 		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
+			if !checked {
+				valid, checked = utf8.ValidString(s[i:]), true
+				if valid {
+					high = 0
+				}
 			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
+			size := 1
+			if !valid {
+				var r rune
+				r, size = utf8.DecodeRuneInString(s[i:])
+				if r == utf8.RuneError && size == 1 {
+					n += copy(out[n:], `\ufffd`)
+					i++
+					continue
+				}
+			}
+			n += copy(out[n:], s[i:i+size])
+			i += size
 			continue
 		}
-		b = append(b, s[start:i]...)
 		switch c {
 		case '"', '\\':
-			b = append(b, '\\', c)
+			out[n], out[n+1] = '\\', c
+			n += 2
 		case '\n':
-			b = append(b, '\\', 'n')
+			out[n], out[n+1] = '\\', 'n'
+			n += 2
 		case '\r':
-			b = append(b, '\\', 'r')
+			out[n], out[n+1] = '\\', 'r'
+			n += 2
 		case '\t':
-			b = append(b, '\\', 't')
+			out[n], out[n+1] = '\\', 't'
+			n += 2
 		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			out[n], out[n+1], out[n+2], out[n+3], out[n+4], out[n+5] = '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]
+			n += 6
 		}
 		i++
-		start = i
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(out[:n], '"')
 }
 
 // appendHead appends the start of the file: the log up to its first entry.
