@@ -300,6 +300,10 @@ type index struct {
 	// says whether there is one.
 	first  [256][]int32
 	starts [256]bool
+	// escapes are the bytes that start an escape sequence which can stand for a byte of a
+	// pattern ('+' only when a pattern has a space), and maxLen the longest pattern.
+	escapes []byte
+	maxLen  int
 }
 
 func (r *Redactor) index() *index {
@@ -357,6 +361,13 @@ func build(secrets, names []string, nDerived int) *index {
 	}
 	for c, list := range ix.first {
 		ix.starts[c] = len(list) > 0 || escapeStart[c]
+	}
+	ix.escapes = []byte{'\\', '%', '&'}
+	for _, p := range ix.patterns {
+		ix.maxLen = max(ix.maxLen, len(p))
+		if strings.IndexByte(p, ' ') >= 0 && !slices.Contains(ix.escapes, '+') {
+			ix.escapes = append(ix.escapes, '+')
+		}
 	}
 	return ix
 }
@@ -422,28 +433,7 @@ type span struct {
 // find returns the stretches of s that spell a secret, sorted and merged; with named, each
 // says which secrets it spells.
 func (ix *index) find(s string, named bool) []span {
-	var spans []span
-	var scratch []uint64
-	for i := 0; i < len(s); i++ {
-		if !ix.starts[s[i]] {
-			continue
-		}
-		best, bestP := -1, int32(-1)
-		for _, list := range ix.candidates(s, i) {
-			for _, pi := range list {
-				if e := matchAt(s, i, ix.patterns[pi], &scratch); e > best {
-					best, bestP = e, pi
-				}
-			}
-		}
-		if best > i {
-			sp := span{start: i, end: best}
-			if named {
-				sp.who = []int32{ix.owner[bestP]}
-			}
-			spans = append(spans, sp)
-		}
-	}
+	spans := ix.plainSpans(s, named, nil)
 	spans = append(spans, ix.base64Runs(s, named)...)
 	if len(spans) == 0 {
 		return nil
@@ -461,6 +451,108 @@ func (ix *index) find(s string, named bool) []span {
 	}
 	return merged
 }
+
+// spanAt appends the longest spelling of a pattern that starts at s[i], if there is one.
+func (ix *index) spanAt(s string, i int, named bool, scratch *[]uint64, spans []span) []span {
+	if !ix.starts[s[i]] {
+		return spans
+	}
+	best, bestP := -1, int32(-1)
+	for _, list := range ix.candidates(s, i) {
+		for _, pi := range list {
+			if e := matchAt(s, i, ix.patterns[pi], scratch); e > best {
+				best, bestP = e, pi
+			}
+		}
+	}
+	if best > i {
+		sp := span{start: i, end: best}
+		if named {
+			sp.who = []int32{ix.owner[bestP]}
+		}
+		spans = append(spans, sp)
+	}
+	return spans
+}
+
+// scanMin is the length from which plainSpans looks only where a spelling can start rather
+// than at every byte.
+const scanMin = 512
+
+// plainSpans appends the spellings of patterns in s (base64 runs aside), in the order of
+// their starts, as spanAt finds them at every byte of s. It only asks spanAt where the
+// answer can be yes: where a pattern stands literally, and up to a pattern's length before
+// a byte that starts an escape sequence (matchAt reads s as it is up to such a byte). Both
+// are found with strings.IndexByte: the escape bytes, and for each pattern its byte that is
+// rarest in the first stretch of s.
+func (ix *index) plainSpans(s string, named bool, spans []span) []span {
+	var scratch []uint64
+	if len(s) < scanMin {
+		for i := range len(s) {
+			spans = ix.spanAt(s, i, named, &scratch, spans)
+		}
+		return spans
+	}
+	var freq [256]int32
+	for _, c := range []byte(s[:min(len(s), 4096)]) {
+		freq[c]++
+	}
+	// where are the stretches of s that spanAt reads, [lo, hi] each.
+	type stretch struct{ lo, hi int }
+	var where []stretch
+	// Patterns by the byte they are looked for at, with its offset in them.
+	var anchors [256][]anchor
+	var bytesUsed []byte
+	for pi, p := range ix.patterns {
+		o := 0
+		for k := 1; k < len(p); k++ {
+			if freq[p[k]] < freq[p[o]] {
+				o = k
+			}
+		}
+		if anchors[p[o]] == nil {
+			bytesUsed = append(bytesUsed, p[o])
+		}
+		anchors[p[o]] = append(anchors[p[o]], anchor{int32(pi), int32(o)})
+	}
+	for _, c := range bytesUsed {
+		for j := 0; ; j++ {
+			k := strings.IndexByte(s[j:], c)
+			if k < 0 {
+				break
+			}
+			j += k
+			for _, a := range anchors[c] {
+				p := ix.patterns[a.pattern]
+				if i := j - int(a.offset); i >= 0 && strings.HasPrefix(s[i:], p) {
+					where = append(where, stretch{i, i})
+				}
+			}
+		}
+	}
+	for _, c := range ix.escapes {
+		for j := 0; ; j++ {
+			k := strings.IndexByte(s[j:], c)
+			if k < 0 {
+				break
+			}
+			j += k
+			where = append(where, stretch{max(0, j-ix.maxLen+1), j})
+		}
+	}
+	slices.SortFunc(where, func(a, b stretch) int { return a.lo - b.lo })
+	next := 0 // the first byte not read yet
+	for _, w := range where {
+		for i := max(w.lo, next); i <= w.hi; i++ {
+			spans = ix.spanAt(s, i, named, &scratch, spans)
+		}
+		next = max(next, w.hi+1)
+	}
+	return spans
+}
+
+// anchor is a pattern looked for at one of its bytes, offset bytes into it.
+type anchor struct{ pattern, offset int32 }
 
 // appendNew appends the elements of add that list lacks.
 func appendNew(list []int32, add ...int32) []int32 {
