@@ -565,26 +565,36 @@ func appendNew(list []int32, add ...int32) []int32 {
 }
 
 // base64Runs finds runs of base64 text (at least 8 characters) that decode, in either
-// alphabet, to bytes spelling a secret.
+// alphabet, to bytes spelling a secret. As only runs of 8 or more count, it looks at every
+// 8th byte first: where that is no base64 character, no run of 8 stands before it.
 func (ix *index) base64Runs(s string, named bool) []span {
 	var out []span
 	var buf []byte
-	for i := 0; i < len(s); {
-		if !b64Byte(s[i]) {
-			i++
+	// No run of 8 or more begins before i and goes past it.
+	for i := 0; i+8 <= len(s); {
+		if !b64Byte(s[i+7]) {
+			i += 8
 			continue
 		}
-		j := i
+		start := i + 7
+		for start > i && b64Byte(s[start-1]) {
+			start--
+		}
+		j := i + 8
 		for j < len(s) && b64Byte(s[j]) {
 			j++
+		}
+		if j-start < 8 {
+			i = j + 1
+			continue
 		}
 		end := j
 		for end < len(s) && end-j < 2 && s[end] == '=' {
 			end++
 		}
-		if j-i >= 8 {
-			if dec, ok := ix.decodesToSecret(s[i:j], &buf); ok {
-				sp := span{start: i, end: end}
+		if ix.startsIn(s[start:j]) {
+			if dec, ok := ix.decodesToSecret(s[start:j], &buf); ok {
+				sp := span{start: start, end: end}
 				if named {
 					sp.who = ix.spelledBy(dec)
 				}
@@ -597,6 +607,28 @@ func (ix *index) base64Runs(s string, named bool) []span {
 }
 
 func b64Byte(c byte) bool { return b64Values[c] >= 0 }
+
+// startsIn reports whether run decodes to bytes of which one can start a spelling (see
+// index.starts): only then can the text spell a secret. It decodes as decodeBase64 does,
+// without keeping the bytes, so that the runs of a page that hold nothing (nearly all) are
+// each read once.
+func (ix *index) startsIn(run string) bool {
+	n := len(run) - len(run)%4
+	for i := 0; i < n; i += 4 {
+		q := run[i : i+4]
+		v := uint32(b64Values[q[0]])<<18 | uint32(b64Values[q[1]])<<12 | uint32(b64Values[q[2]])<<6 | uint32(b64Values[q[3]])
+		if ix.starts[byte(v>>16)] || ix.starts[byte(v>>8)] || ix.starts[byte(v)] {
+			return true
+		}
+	}
+	var buf [3]byte
+	for _, c := range decodeBase64(run[n:], buf[:0]) {
+		if ix.starts[c] {
+			return true
+		}
+	}
+	return false
+}
 
 // decodesToSecret reports whether run decodes to text that spells a secret, and returns
 // that text. buf is memory it may reuse.
