@@ -120,13 +120,20 @@ const (
 	lanes8 = 0x8080808080808080
 )
 
-// special returns, for the eight bytes of w (the first in the low lane), a word whose lowest
-// set high bit marks the first byte appendString cannot copy as it is: a control character,
-// '"', '\\', and with high set to lanes8, a byte of a multi-byte sequence. Lanes above that
-// one may be marked wrongly; zero means all eight bytes are plain.
-func special(w, high uint64) uint64 {
-	t := ((w - 0x20*lanes1) | ((w ^ '"'*lanes1) - lanes1) | ((w ^ '\\'*lanes1) - lanes1)) &^ w
-	return (t | w&high) & lanes8
+// zeroLanes marks with its high bit each byte of x that is zero, exactly: no carry crosses
+// a lane.
+func zeroLanes(x uint64) uint64 {
+	return ^(((x &^ lanes8) + (lanes8 - lanes1)) | x) & lanes8
+}
+
+// special marks with its high bit each of the eight bytes of w (the first in the low lane)
+// that appendString cannot copy as it is: a control character, '"', '\\', and with high set
+// to lanes8, a byte of a multi-byte sequence. quotes marks the '"' and '\\' alone.
+func special(w, high uint64) (all, quotes uint64) {
+	quotes = zeroLanes(w^'"'*lanes1) | zeroLanes(w^'\\'*lanes1)
+	// A byte below 0x20 is one whose low seven bits plus 0x60 stay below 0x80, high bit clear.
+	control := ^(((w &^ lanes8) + 0x60*lanes1) | w) & lanes8
+	return quotes | control | w&high, quotes
 }
 
 // appendString appends s as a JSON string: no HTML escaping, control characters as \u00XX,
@@ -134,7 +141,7 @@ func special(w, high uint64) uint64 {
 // into the spare capacity of b; once a byte of a multi-byte sequence shows, the rest of s is
 // checked for UTF-8 at once, so that a valid text is copied without decoding its runes.
 func appendString(b []byte, s string) []byte {
-	b = slices.Grow(b, len(s)+len(s)/8+2)
+	b = slices.Grow(b, len(s)+len(s)/4+32)
 	b = append(b, '"')
 	n := len(b)
 	out := b[:cap(b)]
@@ -146,17 +153,32 @@ func appendString(b []byte, s string) []byte {
 	sb := unsafe.Slice(unsafe.StringData(s), len(s))
 	i := 0
 	for i < len(s) {
-		// Room for a word and an escape sequence.
-		if len(out)-n < 16 {
-			out = slices.Grow(out[:n], len(s)-i+len(s)/8+16)
+		// Room for a word of escaped quotes and a word more.
+		if len(out)-n < 32 {
+			out = slices.Grow(out[:n], 2*(len(s)-i)+32)
 			out = out[:cap(out)]
 		}
 		if i+8 <= len(s) {
 			w := binary.LittleEndian.Uint64(sb[i:])
-			m := special(w, high)
+			m, q := special(w, high)
 			binary.LittleEndian.PutUint64(out[n:], w)
 			if m == 0 {
 				i, n = i+8, n+8
+				continue
+			}
+			if m == q {
+				// Only quotes and backslashes: each is escaped in place, the bytes after
+				// it stored again one further on.
+				done := 0 // bytes of w written
+				for ; q != 0; q &= q - 1 {
+					k := bits.TrailingZeros64(q) >> 3
+					n += k - done
+					out[n], out[n+1] = '\\', byte(w>>(8*k))
+					n += 2
+					done = k + 1
+					binary.LittleEndian.PutUint64(out[n:], w>>(8*done))
+				}
+				i, n = i+8, n+8-done
 				continue
 			}
 			k := bits.TrailingZeros64(m) >> 3
