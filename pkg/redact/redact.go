@@ -304,6 +304,9 @@ type index struct {
 	// pattern ('+' only when a pattern has a space), and maxLen the longest pattern.
 	escapes []byte
 	maxLen  int
+	// pairs marks, by b0<<8|b1, the two bytes a spelling can start with: an escape byte and
+	// anything, a pattern's first byte and its second or an escape byte (see matchAt).
+	pairs [256 * 256 / 64]uint64
 }
 
 func (r *Redactor) index() *index {
@@ -361,6 +364,25 @@ func build(secrets, names []string, nDerived int) *index {
 	}
 	for c, list := range ix.first {
 		ix.starts[c] = len(list) > 0 || escapeStart[c]
+	}
+	for b0 := range 256 {
+		switch {
+		case escapeStart[b0]:
+			row := ix.pairs[b0<<8>>6:][:4]
+			for w := range row {
+				row[w] = ^uint64(0)
+			}
+		case len(ix.first[b0]) > 0:
+			for b1, esc := range escapeStart {
+				if esc {
+					ix.pairs[(b0<<8|b1)>>6] |= 1 << (b1 & 63)
+				}
+			}
+		}
+	}
+	for _, p := range ix.patterns {
+		k := int(p[0])<<8 | int(p[1])
+		ix.pairs[k>>6] |= 1 << (k & 63)
 	}
 	ix.escapes = []byte{'\\', '%', '&'}
 	for _, p := range ix.patterns {
@@ -608,26 +630,36 @@ func (ix *index) base64Runs(s string, named bool) []span {
 
 func b64Byte(c byte) bool { return b64Values[c] >= 0 }
 
-// startsIn reports whether run decodes to bytes of which one can start a spelling (see
-// index.starts): only then can the text spell a secret. It decodes as decodeBase64 does,
-// without keeping the bytes, so that the runs of a page that hold nothing (nearly all) are
-// each read once.
+// startsIn reports whether run decodes to bytes of which two in a row can start a spelling
+// (see index.pairs), or whose last can (index.starts): only then can the text spell a
+// secret. It decodes as decodeBase64 does, without keeping the bytes, so that the runs of a
+// page that hold nothing (nearly all) are each read once.
 func (ix *index) startsIn(run string) bool {
 	n := len(run) - len(run)%4
+	prev := -1 // the byte before, if any
 	for i := 0; i < n; i += 4 {
 		q := run[i : i+4]
 		v := uint32(b64Values[q[0]])<<18 | uint32(b64Values[q[1]])<<12 | uint32(b64Values[q[2]])<<6 | uint32(b64Values[q[3]])
-		if ix.starts[byte(v>>16)] || ix.starts[byte(v>>8)] || ix.starts[byte(v)] {
+		b0, b1, b2 := int(v>>16&0xff), int(v>>8&0xff), int(v&0xff)
+		if prev >= 0 && ix.pairAt(prev, b0) || ix.pairAt(b0, b1) || ix.pairAt(b1, b2) {
 			return true
 		}
+		prev = b2
 	}
 	var buf [3]byte
 	for _, c := range decodeBase64(run[n:], buf[:0]) {
-		if ix.starts[c] {
+		if prev >= 0 && ix.pairAt(prev, int(c)) {
 			return true
 		}
+		prev = int(c)
 	}
-	return false
+	return prev >= 0 && ix.starts[prev]
+}
+
+// pairAt reports whether a spelling can start with the bytes b0, b1.
+func (ix *index) pairAt(b0, b1 int) bool {
+	k := b0<<8 | b1
+	return ix.pairs[k>>6]>>(k&63)&1 != 0
 }
 
 // decodesToSecret reports whether run decodes to text that spells a secret, and returns
