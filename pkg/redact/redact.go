@@ -641,7 +641,9 @@ func (ix *index) startsIn(run string) bool {
 		q := run[i : i+4]
 		v := uint32(b64Values[q[0]])<<18 | uint32(b64Values[q[1]])<<12 | uint32(b64Values[q[2]])<<6 | uint32(b64Values[q[3]])
 		b0, b1, b2 := int(v>>16&0xff), int(v>>8&0xff), int(v&0xff)
-		if prev >= 0 && ix.pairAt(prev, b0) || ix.pairAt(b0, b1) || ix.pairAt(b1, b2) {
+		// Most bytes start no spelling at all: the pairs are looked at when one does.
+		if (prev >= 0 && ix.starts[prev] || ix.starts[b0] || ix.starts[b1]) &&
+			(prev >= 0 && ix.pairAt(prev, b0) || ix.pairAt(b0, b1) || ix.pairAt(b1, b2)) {
 			return true
 		}
 		prev = b2
