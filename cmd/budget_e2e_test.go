@@ -352,3 +352,96 @@ note: authors: 1 request waited 1s in total for the API budget: policy 3 (FixedW
 		t.Errorf("the read took %v of the fake clock, want 2.001s", got)
 	}
 }
+
+// The OAuth token request is sent outside the api_budget, as the CDK sends it (with plain
+// `requests`, not its budgeted HttpClient): under 1 call per second for every request, the
+// token and the first page go out at once, the second page a second later.
+func TestBudgetLeavesTheTokenRequestOut(t *testing.T) {
+	clock := &stepClock{now: resT0}
+	var mu sync.Mutex
+	var log []string
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		log = append(log, fmt.Sprintf("%d %s %s", clock.Now().Sub(resT0).Milliseconds(), r.Method, r.URL.RequestURI()))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/token" {
+			fmt.Fprint(w, `{"access_token":"tok-1","expires_in":3600}`)
+			return
+		}
+		if page, _ := strconv.Atoi(r.URL.Query().Get("page")); page <= 2 {
+			fmt.Fprintf(w, `{"data": [{"id": %d}]}`, page)
+			return
+		}
+		fmt.Fprint(w, `{"data": []}`)
+	})
+	def := strings.Replace(budgetDef(`
+type: HTTPAPIBudget
+policies:
+  - type: FixedWindowCallRatePolicy
+    period: PT1S
+    call_limit: 1
+    matchers: []
+`), "        path: /items\n", `        path: /items
+        authenticator:
+          type: OAuthAuthenticator
+          token_refresh_endpoint: "{{ config['base_url'] }}/token"
+          grant_type: client_credentials
+          client_id: "{{ config['client_id'] }}"
+          client_secret: "{{ config['client_secret'] }}"
+`, 1)
+	defPath := writeFile(t, "def.yaml", def)
+	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\nclient_id: id\nclient_secret: secret\n")
+	res := runCLIEnv(t, clock.env(), "", "read", defPath, "--testing-values", vals)
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
+	}
+	want := "0 POST /token, 0 GET /items?page=1, 1000 GET /items?page=2, 2000 GET /items?page=3"
+	if got := strings.Join(log, ", "); got != want {
+		t.Errorf("requests (ms after the start):\n%s\nwant\n%s", got, want)
+	}
+}
+
+// The legacy session token's validation and login go outside the api_budget too (the CDK
+// sends them with plain `requests`): under 1 call per second, the validation, the login
+// and the first page go at once.
+func TestBudgetLeavesTheLegacySessionLoginOut(t *testing.T) {
+	clock := &stepClock{now: resT0}
+	var mu sync.Mutex
+	var log []string
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		log = append(log, fmt.Sprintf("%d %s %s", clock.Now().Sub(resT0).Milliseconds(), r.Method, r.URL.RequestURI()))
+		mu.Unlock()
+		legacyAPI(w, r)
+	})
+	def := `version: 6.5.0
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester:
+` + e2eIndent(legacyRequester, 8) + `
+      record_selector:
+        type: RecordSelector
+        extractor: {type: DpathExtractor, field_path: [data]}
+` + legacyPaginator + `api_budget:
+  type: HTTPAPIBudget
+  policies:
+    - type: FixedWindowCallRatePolicy
+      period: PT1S
+      call_limit: 1
+      matchers: []
+`
+	defPath := writeFile(t, "def.yaml", def)
+	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\nusername: u\npassword: p\nsession_token: stale\n")
+	res := runCLIEnv(t, clock.env(), "", "read", defPath, "--testing-values", vals)
+	if res.Code != 0 {
+		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
+	}
+	want := "0 GET /api/user/current, 0 POST /api/session, 0 GET /api/items?page=1, 0 GET /api/user/current, 1000 GET /api/items?page=2"
+	if got := strings.Join(log, ", "); got != want {
+		t.Errorf("requests (ms after the start):\n%s\nwant\n%s", got, want)
+	}
+}

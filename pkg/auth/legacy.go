@@ -108,6 +108,7 @@ func (l *legacySession) validate(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("session token validation request: %w", err)
 	}
+	req.Unpaced = true // outside the api_budget, as the CDK sends it
 	_, err = l.env.Client.Do(ctx, req)
 	var se *httpx.StatusError
 	switch {
@@ -135,6 +136,7 @@ func (l *legacySession) login(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("session login request: %w", err)
 	}
+	req.Unpaced = true
 	resp, err := l.env.Client.Do(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -233,6 +233,7 @@ func (o *oauth) refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("OAuth token request: %w", err)
 	}
+	req.Unpaced = true // outside the api_budget, as the CDK sends it
 	resp, err := o.env.Client.Do(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -136,9 +136,6 @@ func positive(t *template.Template, vars map[string]any, where string) (int, err
 
 // match is the first policy that matches req, with the weight of the request under it.
 func (b *Budget) match(req *httpx.Request) (*policy, int) {
-	if req.Kind == "token" {
-		return nil, 0 // the CDK sends OAuth token requests outside its budget
-	}
 	t, ok := newTarget(req.Method, req.URL, req.Header)
 	if !ok {
 		return nil, 0

@@ -32,11 +32,15 @@ type Request struct {
 	Stream string
 	// Read names the stream whose read the request serves: Stream itself, or the stream a
 	// parent stream is read for (the waits of a budget are counted per read).
-	Read   string
-	Method string
-	URL    string
-	Header http.Header
-	Body   []byte
+	Read string
+	// Unpaced sends the request outside the API budget (Pacer): the CDK sends its OAuth
+	// token requests and the legacy session login with plain `requests`, not through the
+	// HttpClient that holds the budget.
+	Unpaced bool
+	Method  string
+	URL     string
+	Header  http.Header
+	Body    []byte
 	// Handler is the requester's error handler; nil is the default behaviour.
 	Handler *Handler
 	// Secret names the headers an authenticator filled (canonical names): they are masked
@@ -259,7 +263,8 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	retries, limited := 0, 0
 	for attempt := 1; ; attempt++ {
 		var pace Pace
-		if c.Pacer != nil {
+		paced := c.Pacer != nil && !req.Unpaced
+		if paced {
 			var err error
 			if pace, err = c.Pacer.Acquire(ctx, req); err != nil {
 				return nil, err
@@ -270,7 +275,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if c.Pacer != nil && resp != nil {
+		if paced && resp != nil {
 			c.Pacer.Update(req, resp.Status, resp.Header)
 		}
 		took := time.Since(start)

@@ -157,3 +157,34 @@ func TestTransportSeesInfoAndPermanentErrors(t *testing.T) {
 		t.Error("a context without a request has an Info")
 	}
 }
+
+// countingPacer counts what it is asked and told.
+type countingPacer struct{ acquired, updated int }
+
+func (p *countingPacer) Acquire(context.Context, *Request) (Pace, error) {
+	p.acquired++
+	return Pace{}, nil
+}
+
+func (p *countingPacer) Update(*Request, int, http.Header) { p.updated++ }
+
+// An Unpaced request (an OAuth token request, a legacy session login) goes without asking
+// the budget, and tells it nothing; any other is paced.
+func TestUnpacedRequestsSkipThePacer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(`{}`)) }))
+	defer srv.Close()
+	p := &countingPacer{}
+	c := &Client{HTTP: srv.Client(), Pacer: p}
+	if _, err := c.Do(context.Background(), &Request{Kind: "token", Method: "POST", URL: srv.URL, Unpaced: true}); err != nil {
+		t.Fatal(err)
+	}
+	if p.acquired != 0 || p.updated != 0 {
+		t.Errorf("unpaced: acquired %d, updated %d; want 0, 0", p.acquired, p.updated)
+	}
+	if _, err := c.Do(context.Background(), &Request{Kind: "data", Method: "GET", URL: srv.URL}); err != nil {
+		t.Fatal(err)
+	}
+	if p.acquired != 1 || p.updated != 1 {
+		t.Errorf("paced: acquired %d, updated %d; want 1, 1", p.acquired, p.updated)
+	}
+}
