@@ -19,6 +19,9 @@ var (
 	authVars   = []string{"config", "parameters"}
 	cursorVars = []string{"config", "parameters", "response", "headers", "last_records", "last_record",
 		"last_page_size", "next_page_token", "stream_slice", "stream_partition", "stream_interval", "stream_state"}
+	// cdkCursorVars are the variables the CDK 7 gives CursorPagination's cursor_value and
+	// stop_condition (CursorPaginationStrategy.next_page_token); connector gives more (SPEC 6.3).
+	cdkCursorVars = []string{"config", "parameters", "response", "headers", "last_record", "last_page_size"}
 	sizeVars      = []string{"config", "parameters"}
 	fieldPathVars = []string{"config", "parameters", "stream_slice", "stream_partition", "stream_interval"}
 	filterVars    = []string{"record", "config", "parameters", "next_page_token", "stream_slice",
@@ -906,9 +909,9 @@ func (l *loader) strategy(n *yaml.Node, path string, parent *params) *Strategy {
 	}
 	if c.typ == CursorPagination {
 		if c.require("cursor_value") != nil {
-			l.stringTemplate(c, "cursor_value", cursorVars, &s.CursorValue)
+			l.cdkOnly(l.stringTemplate(c, "cursor_value", cursorVars, &s.CursorValue), cdkCursorVars)
 		}
-		l.stringTemplate(c, "stop_condition", cursorVars, &s.StopCondition)
+		l.cdkOnly(l.stringTemplate(c, "stop_condition", cursorVars, &s.StopCondition), cdkCursorVars)
 	}
 	return s
 }

@@ -359,3 +359,35 @@ streams:
 		}
 	}
 }
+
+// A CursorPagination template that reads what only connector gives it is a warning (the
+// CDK 7's cursor_value and stop_condition see config, parameters, response, headers,
+// last_record and last_page_size); what the CDK gives is not.
+func TestCursorVariablesTheCDKLacks(t *testing.T) {
+	for _, tt := range []struct{ cursor, stop, want string }{
+		{"{{ response.next }}", "{{ not last_record }}", ""},
+		{"{{ headers.link.next.url }}", "{{ last_page_size < 10 }}", ""},
+		{"{{ last_records[-1]['id'] }}", "", "9:69 warning template `cursor_value` reads `last_records`, which the Airbyte CDK 7 does not give it (it fails there with \"Jinja macro has undeclared variables\"); connector does"},
+		{"{{ response.next }}", "{{ stream_slice.x and next_page_token }}", "10:47 warning template `stop_condition` reads `next_page_token`, `stream_slice`, which the Airbyte CDK 7 does not give it (it fails there with \"Jinja macro has undeclared variables\"); connector does"},
+	} {
+		src := `
+streams:
+  - name: a
+    retriever:
+      requester: {url_base: "https://x.test"}
+      record_selector: {extractor: {field_path: []}}
+      paginator:
+        type: DefaultPaginator
+        pagination_strategy: {type: CursorPagination, cursor_value: "` + tt.cursor + `",
+                              stop_condition: "` + tt.stop + `"}
+`
+		_, diags := Parse("d.yaml", []byte(src))
+		var got []string
+		for _, d := range diags {
+			got = append(got, fmt.Sprintf("%d:%d %s %s %s", d.Line, d.Column, d.Severity, d.Code, d.Message))
+		}
+		if strings.Join(got, "\n") != tt.want {
+			t.Errorf("%s / %s:\ngot  %q\nwant %q", tt.cursor, tt.stop, got, tt.want)
+		}
+	}
+}

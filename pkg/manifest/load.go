@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,6 +93,7 @@ func ParseContext(ctx context.Context, file string, src []byte) (def *Definition
 		return nil, nil, ctx.Err()
 	}
 	l.checkCredentials()
+	l.checkCDKVariables()
 	if def != nil {
 		l.checkAuthenticators(def)
 		l.checkStaticConflicts()
@@ -120,6 +122,9 @@ type loader struct {
 
 	templates []*pendingTemplate
 	creds     []*credential
+	// cdkVars are templates that read variables the Airbyte CDK does not give them
+	// (see checkCDKVariables).
+	cdkVars   []cdkVarCheck
 	streams   []*streamAuth
 	conflicts [][]optionUse
 	authCache map[authKey]*Authenticator
@@ -407,4 +412,41 @@ func LoadSpec(path string) (*Spec, diag.List) {
 		return nil, out
 	}
 	return spec, out
+}
+
+// cdkVarCheck is a template and the variables the Airbyte CDK gives it.
+type cdkVarCheck struct {
+	p    *pendingTemplate
+	vars []string
+}
+
+// cdkOnly notes that p (nil: no template) should read only vars to run on the Airbyte CDK.
+func (l *loader) cdkOnly(p *pendingTemplate, vars []string) {
+	if p != nil {
+		l.cdkVars = append(l.cdkVars, cdkVarCheck{p: p, vars: vars})
+	}
+}
+
+// checkCDKVariables warns about a template that reads a variable connector gives it but
+// the Airbyte CDK 7 does not: the definition runs here and fails on the platform ("Jinja
+// macro has undeclared variables").
+func (l *loader) checkCDKVariables() {
+	for _, c := range l.cdkVars {
+		t := *c.p.dst
+		if !c.p.ok || t == nil {
+			continue
+		}
+		var extra []string
+		for _, v := range cursorVars {
+			if !slices.Contains(c.vars, v) && t.Reads(v) {
+				extra = append(extra, "`"+v+"`")
+			}
+		}
+		if len(extra) == 0 {
+			continue
+		}
+		l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeTemplate, Line: c.p.node.Line, Column: c.p.node.Column, Path: c.p.path,
+			Message: fmt.Sprintf("`%s` reads %s, which the Airbyte CDK 7 does not give it (it fails there with \"Jinja macro has undeclared variables\"); connector does", c.p.field, strings.Join(extra, ", ")),
+			Hint:    "to run on the Airbyte platform too, use only " + strings.Join(c.vars, ", ") + " (e.g. `response` or `last_record` instead of `last_records`)"})
+	}
 }
