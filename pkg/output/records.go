@@ -149,6 +149,14 @@ func (r *RecordWriter) runningLine(stream string) ([]byte, error) {
 	return append(line, status...), nil
 }
 
+// RefusedError is a batch of records the writer refused whole, none of it written.
+type RefusedError struct{ msg string }
+
+func (e *RefusedError) Error() string { return e.msg }
+
+// Refused says that none of the batch was written.
+func (e *RefusedError) Refused() bool { return true }
+
 // objects refuses, in the airbyte format, a page of records of which one is not a JSON
 // object, before writing any of them: the data of an Airbyte RECORD is an object, and the
 // CDK fails the stream of such a record.
@@ -158,7 +166,7 @@ func (r *RecordWriter) objects(recs []record.Record) error {
 	}
 	for _, rec := range recs {
 		if rec.Object == nil && (len(rec.Raw) == 0 || rec.Raw[0] != '{') {
-			return fmt.Errorf("a record is %s, not an object: an Airbyte RECORD's data is an object", jsonKind(rec.Raw))
+			return &RefusedError{fmt.Sprintf("a record is %s, not an object: an Airbyte RECORD's data is an object", jsonKind(rec.Raw))}
 		}
 	}
 	return nil

@@ -315,6 +315,12 @@ func (r *sliceReader) recordLimit() Limit {
 func (r *sliceReader) flushBatch() (err error) {
 	if r.out != nil && len(r.batch) > 0 {
 		err = r.out.Records(r.st.s.Name, r.batch)
+		var refused interface{ Refused() bool }
+		if errors.As(err, &refused) && refused.Refused() {
+			// The output refused the batch whole (a record its format cannot carry): none
+			// of its records was written.
+			r.res.records -= len(r.batch)
+		}
 	}
 	clear(r.batch) // drop the references into the body
 	return err
