@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/output"
+	"connector/pkg/record"
 	"connector/pkg/run"
 	"connector/pkg/template"
 )
@@ -33,8 +36,7 @@ type airbyteOptions struct {
 	// config, manifestPath, catalog and state are the CDK's --config, --manifest-path,
 	// --catalog and --state.
 	config, manifestPath, catalog, state string
-	// injected is the definition as the config carried it (nil with --manifest-path): a
-	// CONTROL message's config carries it back, as the CDK's whole config does.
+	// injected is the definition as the config carried it (nil with --manifest-path).
 	injected json.RawMessage
 }
 
@@ -254,7 +256,12 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	}
 	quiet := *opts.io
 	quiet.Err, quiet.errTTY = io.Discard, false
-	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, protocol: true, injected: opts.injected}
+	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, protocol: true}
+	if b, err := os.ReadFile(opts.config); err == nil {
+		if given, err := record.Decode(b); err == nil {
+			ro.configAsGiven = func(config map[string]any) any { return asGiven(given, config) }
+		}
+	}
 	ro.flags.prefetch = 1
 	p.streams = nil
 	for _, cs := range configured {
@@ -284,6 +291,33 @@ type configuredStream struct {
 		Name string `json:"name"`
 	} `json:"stream"`
 	CursorField []string `json:"cursor_field"`
+}
+
+// asGiven is config laid out like given, the config file as decoded: a key given keeps its
+// place (the CDK updates its config dict in place), a new key goes last, and the
+// definition the config carried (__injected_declarative_manifest, which config lacks) is
+// kept as given.
+func asGiven(given any, config any) any {
+	g, ok := given.(*record.Object)
+	m, isMap := config.(map[string]any)
+	if !ok || !isMap {
+		return config
+	}
+	out := &record.Object{}
+	for _, k := range g.Keys() {
+		gv, _ := g.Get(k)
+		if v, has := m[k]; has {
+			out.Set(k, asGiven(gv, v))
+		} else if k == injectedKey {
+			out.Set(k, gv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !g.Has(k) {
+			out.Set(k, m[k])
+		}
+	}
+	return out
 }
 
 // catalogStreams are a configured catalog's streams, in its order.

@@ -2,10 +2,8 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -32,9 +30,9 @@ type readOptions struct {
 	// which streams failed ends with one more TRACE ERROR naming them all, without a stream,
 	// as the CDK's concurrent read does.
 	protocol bool
-	// injected is the definition the config carried (airbyte read), put back in the config
-	// of a CONTROL message.
-	injected json.RawMessage
+	// configAsGiven lays out the config of a CONTROL message as the config file was written
+	// (airbyte read: key order, the injected definition back in its place); nil: as is.
+	configAsGiven func(config map[string]any) any
 }
 
 func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
@@ -154,9 +152,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 		out.StreamStatus(name, "INCOMPLETE")
 	}
 	p.onConfigUpdate = func(config map[string]any) {
-		if opts.injected != nil {
-			config = maps.Clone(config)
-			config[injectedKey] = opts.injected
+		if opts.configAsGiven != nil {
+			out.Control(opts.configAsGiven(config))
+			return
 		}
 		out.Control(config)
 	}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -326,7 +328,7 @@ type (
 			Type            string `json:"type"`
 			EmittedAt       int64  `json:"emitted_at"`
 			ConnectorConfig struct {
-				Config map[string]any `json:"config"`
+				Config json.RawMessage `json:"config"`
 			} `json:"connectorConfig"`
 		} `json:"control"`
 	}
@@ -390,20 +392,35 @@ func (r *RecordWriter) Error(e ErrorTrace) error {
 	return r.message(m)
 }
 
-// Control writes an airbyte CONTROL message carrying the updated testing values.
-func (r *RecordWriter) Control(config map[string]any) error {
+// Control writes an airbyte CONTROL message carrying the updated testing values: a
+// map[string]any (keys in sorted order) or a *record.Object (keys in its order). Its
+// top-level null values are left out, as the CDK's serializer leaves them out.
+func (r *RecordWriter) Control(config any) error {
 	if r.format != FormatAirbyte {
 		return nil
 	}
 	var m controlMessage
 	m.Type, m.Control.Type, m.Control.EmittedAt = "CONTROL", "CONNECTOR_CONFIG", r.now().UnixMilli()
-	// An object, never null; without its null values, as the CDK's serializer writes it.
-	m.Control.ConnectorConfig.Config = make(map[string]any, len(config))
-	for k, v := range config {
-		if v != nil {
-			m.Control.ConnectorConfig.Config[k] = v
+	kept := &record.Object{} // an object, never null
+	switch c := config.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(c)) {
+			if c[k] != nil {
+				kept.Set(k, c[k])
+			}
+		}
+	case *record.Object:
+		for _, k := range c.Keys() {
+			if v, _ := c.Get(k); v != nil {
+				kept.Set(k, v)
+			}
 		}
 	}
+	b, err := record.Marshal(kept)
+	if err != nil {
+		return err
+	}
+	m.Control.ConnectorConfig.Config = json.RawMessage(b)
 	return r.message(m)
 }
 
