@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -338,5 +340,34 @@ func TestAirbyteReadRecordNulls(t *testing.T) {
 	}
 	if res.Code != 0 || !slices.Equal(got, want) {
 		t.Errorf("exit %d, records:\n%s\nwant:\n%s", res.Code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A retried request is an INFO log before the wait, as the CDK logs it ("Caught retryable
+// error … Waiting … seconds then retrying..."), between the stream's STARTED and its records.
+func TestAirbyteReadLogsRetries(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	env.Sleep = func(context.Context, time.Duration) error { return nil }
+	var mu sync.Mutex
+	calls := 0
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write([]byte(`{"data":[{"id":1}]}`))
+	})
+	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","start_date":"2024-01-01"}`)
+	res := runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", "testdata/airbyte/read.yaml", "--config", config, "--catalog", catalog(t, "books"))
+	want := `{"type":"LOG","log":{"level":"INFO","message":"Caught retryable error '500 Internal Server Error' from GET ` + api.URL + `/books after 1 tries. Waiting 1 seconds then retrying..."}}`
+	lines := strings.Split(res.Stdout, "\n")
+	at := slices.Index(lines, want)
+	if res.Code != 0 || at < 0 || !strings.Contains(lines[at-1], `"status":"STARTED"`) || !strings.Contains(strings.Join(lines[at:], "\n"), `"type":"RECORD"`) {
+		t.Errorf("exit %d, want the line\n%s\nafter STARTED, before the records, in\n%s", res.Code, want, res.Stdout)
 	}
 }

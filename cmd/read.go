@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/run"
@@ -146,6 +147,13 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	}
 	if opts.protocol {
 		out.LogStatuses()
+	}
+	if opts.protocol {
+		// The CDK logs each retry (its backoff handler's "Caught retryable error" line).
+		p.client.OnRetry = func(r httpx.Retry) {
+			logf("INFO", "Caught retryable error '%s' from %s %s after %d tries. Waiting %g seconds then retrying...",
+				r.Cause, r.Method, r.URL, r.Attempt, r.Wait.Seconds())
+		}
 	}
 	logf("INFO", "Starting syncing")
 	for _, name := range opts.missing {

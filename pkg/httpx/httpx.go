@@ -149,6 +149,19 @@ type Client struct {
 	MaxBody int64
 	// Pacer, when set, paces every attempt (the definition's api_budget).
 	Pacer Pacer
+	// OnRetry, when set, is told of every attempt that will be tried again, before the wait.
+	OnRetry func(Retry)
+}
+
+// Retry is a failed attempt about to be tried again.
+type Retry struct {
+	Method, URL string // URL redacted
+	// Attempt is the number of the attempt that failed (1 for the first); Wait is the pause
+	// before the next.
+	Attempt int
+	Wait    time.Duration
+	// Cause is what failed: "500 Internal Server Error", or the network error (redacted).
+	Cause string
 }
 
 // StatusError is an HTTP status the error handler failed (at once, or after retries).
@@ -324,6 +337,15 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				ex.Wait = wait
 			}
 			c.Observe(ex)
+		}
+		if retrying && c.OnRetry != nil {
+			cause := ""
+			if o.err != nil {
+				cause = o.err.Err
+			} else if resp != nil {
+				cause = fmt.Sprintf("%d %s", resp.Status, http.StatusText(resp.Status))
+			}
+			c.OnRetry(Retry{Method: req.Method, URL: c.Redactor.String(req.URL), Attempt: attempt, Wait: wait, Cause: cause})
 		}
 		if retrying {
 			if err := c.sleep(ctx, wait); err != nil {
