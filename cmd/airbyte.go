@@ -24,6 +24,7 @@ import (
 	"connector/pkg/record"
 	"connector/pkg/run"
 	"connector/pkg/template"
+	"connector/pkg/yamlguard"
 )
 
 // injectedKey is the config key the Airbyte platform puts the definition under.
@@ -38,6 +39,29 @@ type airbyteOptions struct {
 	config, manifestPath, catalog, state string
 	// injected is the definition as the config carried it (nil with --manifest-path).
 	injected json.RawMessage
+	// configText is the config file as read.
+	configText []byte
+}
+
+// The limits of the protocol's input files: a config may carry a definition (16 MiB at
+// most) besides the values; a catalog lists streams.
+const (
+	maxConfigSize  = 32 << 20
+	maxCatalogSize = 16 << 20
+)
+
+// readInput reads the protocol input file at path (what names it: config, catalog) within
+// limit bytes.
+func readInput(path, what string, limit int64) ([]byte, error) {
+	b, err := yamlguard.ReadFile(path, limit)
+	var tl *yamlguard.TooLargeError
+	switch {
+	case errors.As(err, &tl):
+		return nil, fmt.Errorf("the %s %s is %v (a limit of connector)", what, path, err)
+	case err != nil:
+		return nil, fmt.Errorf("cannot read the %s: %s", what, pathError(err))
+	}
+	return b, nil
 }
 
 // newCmdAirbyte is `connector airbyte`: the Airbyte protocol entry point, taking the
@@ -114,15 +138,19 @@ exit 1.`,
 // message; the returned error only carries the exit code.
 func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 	w := &airbyte.Writer{W: opts.io.Out, Now: opts.env.clock()}
-	fail := func(msg, internal string) error {
-		if err := w.Log("FATAL", opts.io.redactor.String(msg)); err != nil {
+	// failAs ends the command as the CDK's entry point ends on an error: a FATAL log, a TRACE
+	// ERROR, exit 1.
+	failAs := func(failureType, msg, internal string) error {
+		msg = opts.io.redactor.String(msg)
+		if err := w.Log("FATAL", msg); err != nil {
 			return err
 		}
-		if err := w.Error(opts.io.redactor.String(msg), opts.io.redactor.String(internal), "config_error"); err != nil {
+		if err := w.Error(msg, opts.io.redactor.String(internal), failureType); err != nil {
 			return err
 		}
 		return &silentError{code: exitFailure}
 	}
+	fail := func(msg, internal string) error { return failAs("config_error", msg, internal) }
 	dir, err := os.MkdirTemp("", "connector-airbyte-")
 	if err != nil {
 		return err
@@ -174,14 +202,7 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 		if opts.command == "check" {
 			return w.ConnectionStatus(false, opts.io.redactor.String(ours.Replace(err.Error())))
 		}
-		msg := opts.io.redactor.String(ours.Replace(err.Error()))
-		if werr := w.Log("FATAL", msg); werr != nil {
-			return werr
-		}
-		if werr := w.Error(msg, "", run.FailureType(err)); werr != nil {
-			return werr
-		}
-		return &silentError{code: exitFailure}
+		return failAs(run.FailureType(err), ours.Replace(err.Error()), "")
 	}
 	switch opts.command {
 	case "check":
@@ -257,10 +278,8 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	quiet := *opts.io
 	quiet.Err, quiet.errTTY = io.Discard, false
 	ro := &readOptions{io: &quiet, env: opts.env, format: output.FormatAirbyte, protocol: true}
-	if b, err := os.ReadFile(opts.config); err == nil {
-		if given, err := record.Decode(b); err == nil {
-			ro.configAsGiven = func(config map[string]any) any { return asGiven(given, config) }
-		}
+	if given, err := record.Decode(opts.configText); err == nil {
+		ro.configAsGiven = func(config map[string]any) any { return asGiven(given, config) }
 	}
 	ro.flags.prefetch = 1
 	p.streams = nil
@@ -322,9 +341,9 @@ func asGiven(given any, config any) any {
 
 // catalogStreams are a configured catalog's streams, in its order.
 func catalogStreams(path string) ([]configuredStream, error) {
-	b, err := os.ReadFile(path)
+	b, err := readInput(path, "catalog", maxCatalogSize)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the catalog: %s", pathError(err))
+		return nil, err
 	}
 	var catalog struct {
 		Streams []configuredStream `json:"streams"`
@@ -379,10 +398,11 @@ func cursorOf(s *manifest.Stream, config map[string]any) (string, bool) {
 func (o *airbyteOptions) inputs(dir string) (defPath, cfgPath string, err error) {
 	var config map[string]json.RawMessage
 	if o.config != "" {
-		b, err := os.ReadFile(o.config)
+		b, err := readInput(o.config, "config", maxConfigSize)
 		if err != nil {
-			return "", "", fmt.Errorf("cannot read the config: %s", pathError(err))
+			return "", "", err
 		}
+		o.configText = b
 		if err := json.Unmarshal(b, &config); err != nil || config == nil {
 			return "", "", fmt.Errorf("could not read json file %s: it is not a JSON object", o.config)
 		}

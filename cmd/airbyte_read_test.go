@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -369,5 +370,38 @@ func TestAirbyteReadLogsRetries(t *testing.T) {
 	at := slices.Index(lines, want)
 	if res.Code != 0 || at < 0 || !strings.Contains(lines[at-1], `"status":"STARTED"`) || !strings.Contains(strings.Join(lines[at:], "\n"), `"type":"RECORD"`) {
 		t.Errorf("exit %d, want the line\n%s\nafter STARTED, before the records, in\n%s", res.Code, want, res.Stdout)
+	}
+}
+
+// The protocol's input files are read within limits: a config over 32 MiB or a catalog
+// over 16 MiB ends the command at once with a TRACE ERROR naming the file and the limit.
+func TestAirbyteInputLimits(t *testing.T) {
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	big := func(name string, size int64) string {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, size); err != nil { // sparse: nothing written
+			t.Fatal(err)
+		}
+		return path
+	}
+	config := writeFile(t, "config.json", `{"base_url":"http://127.0.0.1:1","start_date":"2024-01-01"}`)
+	bigConfig, bigCatalog := big("config.json", 32<<20+1), big("catalog.json", 16<<20+1)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"check", "--manifest-path", "testdata/airbyte/read.yaml", "--config", bigConfig},
+			"Error: the config " + bigConfig + " is larger than 32 MiB (a limit of connector)"},
+		{[]string{"read", "--manifest-path", "testdata/airbyte/read.yaml", "--config", config, "--catalog", bigCatalog},
+			"Error: the catalog " + bigCatalog + " is larger than 16 MiB (a limit of connector)"},
+	} {
+		res := runCLIEnv(t, env, "", append([]string{"airbyte"}, tc.args...)...)
+		if res.Code != 1 || !strings.Contains(res.Stdout, `"type":"ERROR"`) || !strings.Contains(res.Stdout, tc.msg) {
+			t.Errorf("%s: exit %d\n%s\nwant a TRACE ERROR with %q", tc.args[0], res.Code, res.Stdout, tc.msg)
+		}
 	}
 }
