@@ -147,8 +147,6 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	}
 	if opts.protocol {
 		out.LogStatuses()
-	}
-	if opts.protocol {
 		// The CDK logs each retry (its backoff handler's "Caught retryable error" line).
 		p.client.OnRetry = func(r httpx.Retry) {
 			logf("INFO", "Caught retryable error '%s' from %s %s after %d tries. Waiting %g seconds then retrying...",
