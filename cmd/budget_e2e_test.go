@@ -358,12 +358,7 @@ note: authors: 1 request waited 1s in total for the API budget: policy 3 (FixedW
 // token and the first page go out at once, the second page a second later.
 func TestBudgetLeavesTheTokenRequestOut(t *testing.T) {
 	clock := &stepClock{now: resT0}
-	var mu sync.Mutex
-	var log []string
-	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		log = append(log, fmt.Sprintf("%d %s %s", clock.Now().Sub(resT0).Milliseconds(), r.Method, r.URL.RequestURI()))
-		mu.Unlock()
+	api, log := timedAPI(t, clock, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/token" {
 			fmt.Fprint(w, `{"access_token":"tok-1","expires_in":3600}`)
@@ -397,7 +392,7 @@ policies:
 		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
 	}
 	want := "0 POST /token, 0 GET /items?page=1, 1000 GET /items?page=2, 2000 GET /items?page=3"
-	if got := strings.Join(log, ", "); got != want {
+	if got := log(); got != want {
 		t.Errorf("requests (ms after the start):\n%s\nwant\n%s", got, want)
 	}
 }
@@ -407,14 +402,7 @@ policies:
 // and the first page go at once.
 func TestBudgetLeavesTheLegacySessionLoginOut(t *testing.T) {
 	clock := &stepClock{now: resT0}
-	var mu sync.Mutex
-	var log []string
-	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		log = append(log, fmt.Sprintf("%d %s %s", clock.Now().Sub(resT0).Milliseconds(), r.Method, r.URL.RequestURI()))
-		mu.Unlock()
-		legacyAPI(w, r)
-	})
+	api, log := timedAPI(t, clock, legacyAPI)
 	def := `version: 6.5.0
 streams:
   - type: DeclarativeStream
@@ -441,7 +429,25 @@ streams:
 		t.Fatalf("exit %d\n%s", res.Code, res.Stderr)
 	}
 	want := "0 GET /api/user/current, 0 POST /api/session, 0 GET /api/items?page=1, 0 GET /api/user/current, 1000 GET /api/items?page=2"
-	if got := strings.Join(log, ", "); got != want {
+	if got := log(); got != want {
 		t.Errorf("requests (ms after the start):\n%s\nwant\n%s", got, want)
+	}
+}
+
+// timedAPI serves h and logs when each request arrived ("ms-after-resT0 METHOD URI" on
+// clock); log joins the lines with ", ".
+func timedAPI(t *testing.T, clock *stepClock, h http.HandlerFunc) (api *recorder, log func() string) {
+	var mu sync.Mutex
+	var lines []string
+	api = newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		lines = append(lines, fmt.Sprintf("%d %s %s", clock.Now().Sub(resT0).Milliseconds(), r.Method, r.URL.RequestURI()))
+		mu.Unlock()
+		h(w, r)
+	})
+	return api, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(lines, ", ")
 	}
 }
