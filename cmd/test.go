@@ -294,7 +294,7 @@ func (c *compareSink) finish() (int, error) {
 		c.partial = nil
 	}
 	if c.wantErr != nil {
-		return c.n, fmt.Errorf("cannot read the expected records: %w", c.wantErr)
+		return c.n, fmt.Errorf("cannot read the expected records: %s", pathError(c.wantErr))
 	}
 	if c.diff != nil {
 		return c.n, c.diff

@@ -237,8 +237,10 @@ func (a *Archive) check() error {
 // jsonKind is the JSON name of a Go kind.
 func jsonKind(kind string) string {
 	switch {
-	case kind == "string", kind == "bool":
-		return map[string]string{"string": "string", "bool": "boolean"}[kind]
+	case kind == "string":
+		return "string"
+	case kind == "bool":
+		return "boolean"
 	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "float"), strings.HasPrefix(kind, "uint"):
 		return "number"
 	case kind == "slice":

@@ -182,6 +182,10 @@ func compare(path string, g, w *Node, eq Equal) *Diff {
 				return &Diff{Path: Child(path, k), Got: "absent", Want: Show(w.Items[j])}
 			}
 		}
+		if len(g.Keys) != len(w.Keys) {
+			// The same names, one of them repeated on one side.
+			return &Diff{Path: path, Note: fmt.Sprintf("a key repeated: got %s, expected %s", keyList(g.Keys), keyList(w.Keys))}
+		}
 		for i, k := range g.Keys {
 			if w.Keys[i] != k {
 				return &Diff{Path: path, Note: fmt.Sprintf("the same keys in another order: got %s, expected %s",
