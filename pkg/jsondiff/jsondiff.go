@@ -12,6 +12,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"connector/pkg/record"
 )
 
 // Diff is a difference at Path between two documents: Got and Want are the values there as
@@ -252,7 +254,7 @@ func write(b *strings.Builder, n *Node) {
 	}
 	switch n.Kind {
 	case '"':
-		out, _ := json.Marshal(n.Text)
+		out, _ := record.Marshal(n.Text) // no HTML escaping: "<" as the file has it
 		b.Write(out)
 	case '0':
 		b.WriteString(n.Text)
@@ -277,7 +279,7 @@ func write(b *strings.Builder, n *Node) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			out, _ := json.Marshal(k)
+			out, _ := record.Marshal(k)
 			b.Write(out)
 			b.WriteByte(':')
 			write(b, n.Items[i])

@@ -18,6 +18,7 @@ func TestFirst(t *testing.T) {
 		{"key order", `{"b":1,"a":2}`, `{"a":2,"b":1}`, `$: the same keys in another order: got [b a], expected [a b]`},
 		{"repeated key", `{"a":1,"a":1}`, `{"a":1}`, `$: a key repeated: got [a a], expected [a]`},
 		{"shorter list", `{"l":[1]}`, `{"l":[1,{"x":2}]}`, `$.l[1]: got absent, expected {"x":2}`},
+		{"text as in the file", `{"h":"<b>&amp;"}`, `{"h":"<i>"}`, `$.h: got "<b>&amp;", expected "<i>"`},
 		{"array top", `[1,2,3]`, `[1,2,4]`, `$[2]: got 3, expected 4`},
 		{"long value", `{"s":"` + strings.Repeat("x", 100) + `"}`, `{"s":""}`, `$.s: got "` + strings.Repeat("x", 79) + `…, expected ""`},
 	}
