@@ -128,10 +128,11 @@ func (a *Arena) Shallow(data []byte) (*Object, bool) {
 // ShallowAt is Shallow for an object whose members the page parser found already (see
 // extract.Record.Members): three offsets into data for each member, in order, where its
 // key's opening quote is and where its value starts and ends, the key followed by its
-// colon and its value with no space between.
+// colon and its value with no space between. nil members (the parser could not tell) read
+// data as Shallow does.
 func (a *Arena) ShallowAt(data []byte, members []int32) (*Object, bool) {
 	n := len(members) / 3
-	if len(members)%3 != 0 || len(data) >= 1<<31 {
+	if members == nil || len(members)%3 != 0 || len(data) >= 1<<31 {
 		return a.Shallow(data)
 	}
 	o := a.object(data, n+room)

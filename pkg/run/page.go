@@ -329,13 +329,7 @@ func (r *sliceReader) flushBatch() (err error) {
 // transformed decodes a record into an ordered object and applies the stream's
 // transformations to it; a record that is not an object is left as it is (nil).
 func transformed(chain *transform.Batch, rec *extract.Record, arena *record.Arena) (*record.Object, error) {
-	var obj *record.Object
-	var ok bool
-	if rec.Members != nil {
-		obj, ok = arena.ShallowAt(rec.Raw, rec.Members)
-	} else {
-		obj, ok = arena.Shallow(rec.Raw)
-	}
+	obj, ok := arena.ShallowAt(rec.Raw, rec.Members)
 	if !ok {
 		return nil, nil
 	}

@@ -290,8 +290,10 @@ func literalGlob(glob []string) bool {
 		return false
 	}
 	for _, g := range glob {
-		if strings.ContainsAny(g, "*?[") {
-			return false
+		for i := 0; i < len(g); i++ {
+			if c := g[i]; c == '*' || c == '?' || c == '[' {
+				return false
+			}
 		}
 	}
 	return true

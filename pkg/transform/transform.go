@@ -38,9 +38,6 @@ type step2 struct {
 	fixed []int
 	// params[j], for AddFields, says that the value of field j reads `parameters`.
 	params []bool
-	// literal[j], for RemoveFields without a condition, says that pointer j has no
-	// wildcard: it names one path at most.
-	literal []bool
 }
 
 // New prepares the transformations of a stream (nil when it has none).
@@ -53,11 +50,6 @@ func New(ms []*manifest.Transformation, config map[string]any) (*Chain, error) {
 		s := &step2{m: m}
 		for _, f := range m.Fields {
 			s.params = append(s.params, f.Value.Reads("parameters"))
-		}
-		if m.Type == manifest.RemoveFields && m.Condition == nil {
-			for _, p := range m.FieldPointers {
-				s.literal = append(s.literal, literalGlob(p))
-			}
 		}
 		vars := map[string]any{"config": config, "parameters": params(m.Parameters)}
 		if m.Type == manifest.DpathFlattenFields {
@@ -481,11 +473,7 @@ func (s *step2) removeFields(rec *record.Object, base map[string]any) error {
 			return truth(m.Condition, map[string]any{"config": config, "parameters": params(m.Parameters), "property": v})
 		}
 	}
-	for j, p := range m.FieldPointers {
-		if s.literal != nil && s.literal[j] {
-			deleteLiteral(rec, p)
-			continue
-		}
+	for _, p := range m.FieldPointers {
 		if _, err := deleteMatching(rec, p, filter); err != nil {
 			return fmt.Errorf("condition: %w", err)
 		}
