@@ -36,6 +36,16 @@ type spec struct {
 	// ffn, set instead of fn, is a builtin that needs the evaluation's frame: one that
 	// compares values or loops over items, and counts its steps.
 	ffn func(fr *frame, args []any) (any, error)
+	// impure is a function whose result is not its arguments' (the clock, a random source)
+	// or a method that changes the value it is called on: a template calling one is not
+	// Deterministic.
+	impure bool
+}
+
+// impure marks s as impure.
+func impure(s *spec) *spec {
+	s.impure = true
+	return s
 }
 
 func sp(params string, min int, fn func(args []any) (any, error), defaults ...any) *spec {

@@ -42,13 +42,6 @@ type gen struct {
 	impure bool
 }
 
-// impureFunctions read the clock or a random source; mutatingMethods change the value they
-// are called on, which may be a variable the next evaluation reads.
-var (
-	impureFunctions = map[string]bool{"now_utc": true, "today_utc": true, "today_with_timezone": true, "day_delta": true, "generate_uuid": true}
-	mutatingMethods = map[string]bool{"append": true, "extend": true, "update": true, "pop": true}
-)
-
 func (g *gen) errAt(pos int, msg string, candidates []string, name string) *Error {
 	return &Error{Offset: pos, Msg: msg, Hint: suggest(name, candidates)}
 }
@@ -445,7 +438,7 @@ func (g *gen) call(c *callExpr) (string, error) {
 		if !ok {
 			return "", g.errAt(c.pos, fmt.Sprintf("unknown function `%s`", c.name), keysOf(functions), c.name)
 		}
-		g.impure = g.impure || impureFunctions[c.name]
+		g.impure = g.impure || s.impure
 		args, err := g.args(s, "function", c.name, c.pos, c.args, c.kw)
 		if err != nil {
 			return "", err
@@ -456,7 +449,7 @@ func (g *gen) call(c *callExpr) (string, error) {
 	if !ok {
 		return "", g.errAt(c.pos, fmt.Sprintf("unknown method `%s`", c.name), keysOf(methods), c.name)
 	}
-	g.impure = g.impure || mutatingMethods[c.name]
+	g.impure = g.impure || s.impure
 	recv, err := g.expr(c.recv)
 	if err != nil {
 		return "", err

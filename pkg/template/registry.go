@@ -428,9 +428,9 @@ func init() {
 			}
 			return float64(d.approx()) / 1e9, nil
 		}),
-		"append": sp("item", 1, nil),
-		"extend": sp("items", 1, nil),
-		"update": sp("other", 0, func(a []any) (any, error) {
+		"append": impure(sp("item", 1, nil)),
+		"extend": impure(sp("items", 1, nil)),
+		"update": impure(sp("other", 0, func(a []any) (any, error) {
 			m, ok := a[0].(map[string]any)
 			if ns, isNS := a[0].(*namespace); isNS {
 				m, ok = ns.m, true
@@ -448,8 +448,8 @@ func init() {
 				}
 			}
 			return nil, nil
-		}, nil),
-		"pop": sp("key,default", 0, func(a []any) (any, error) {
+		}, nil)),
+		"pop": impure(sp("key,default", 0, func(a []any) (any, error) {
 			if m, ok := a[0].(map[string]any); ok && len(a) > 1 {
 				k := keyString(a[1])
 				v, found := m[k]
@@ -460,7 +460,7 @@ func init() {
 				return v, nil
 			}
 			return Undefined, nil
-		}, nil, Undefined),
+		}, nil, Undefined)),
 		"copy": sp("", 0, func(a []any) (any, error) {
 			if m, ok := asMap(a[0]); ok {
 				c := make(map[string]any, len(m))
@@ -527,19 +527,19 @@ func init() {
 	}
 
 	functions = map[string]*spec{
-		"now_utc": spf("", 0, func(fr *frame, a []any) (any, error) { return aware(fr.now().UTC()), nil }),
-		"today_utc": spf("", 0, func(fr *frame, a []any) (any, error) {
+		"now_utc": impure(spf("", 0, func(fr *frame, a []any) (any, error) { return aware(fr.now().UTC()), nil })),
+		"today_utc": impure(spf("", 0, func(fr *frame, a []any) (any, error) {
 			t := fr.now().UTC()
 			return dtime{t: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), kind: dtDate}, nil
-		}),
-		"today_with_timezone": spf("timezone", 1, func(fr *frame, a []any) (any, error) {
+		})),
+		"today_with_timezone": impure(spf("timezone", 1, func(fr *frame, a []any) (any, error) {
 			loc, err := time.LoadLocation(str(a[0]))
 			if err != nil || str(a[0]) == "" || strings.EqualFold(str(a[0]), "local") {
 				return nil, fmt.Errorf("unknown time zone %s", pyRepr(str(a[0])))
 			}
 			t := fr.now().In(loc)
 			return dtime{t: time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC), kind: dtDate}, nil
-		}),
+		})),
 		"timestamp": sp("dt", 1, func(a []any) (any, error) {
 			if _, k := toNumber(a[0]); k != numNone {
 				if _, isJSON := a[0].(interface{ Float64() (float64, error) }); !isJSON {
@@ -562,7 +562,7 @@ func init() {
 		}),
 		"max": spf("args...", 1, func(fr *frame, a []any) (any, error) { return fr.minMax(a, true, "max") }),
 		"min": spf("args...", 1, func(fr *frame, a []any) (any, error) { return fr.minMax(a, false, "min") }),
-		"day_delta": spf("num_days,format", 1, func(fr *frame, a []any) (any, error) {
+		"day_delta": impure(spf("num_days,format", 1, func(fr *frame, a []any) (any, error) {
 			n, ok := toFloat(a[0])
 			if !ok {
 				return nil, fmt.Errorf("day_delta expects a number of days, got %s", typeName(a[0]))
@@ -572,7 +572,7 @@ func init() {
 			}
 			t := fr.now().UTC().Add(time.Duration(n * 24 * float64(time.Hour)))
 			return formatDatetime(aware(t), strArg(a, 1, "%Y-%m-%dT%H:%M:%S.%f%z")), nil
-		}, "%Y-%m-%dT%H:%M:%S.%f%z"),
+		}, "%Y-%m-%dT%H:%M:%S.%f%z")),
 		"duration": sp("datestring", 1, func(a []any) (any, error) { return parseISODuration(str(a[0])) }),
 		"format_datetime": sp("dt,format,input_format", 2, func(a []any) (any, error) {
 			format := str(a[1])
@@ -613,7 +613,7 @@ func init() {
 		}, nil),
 		"sanitize_url":             sp("url", 1, func(a []any) (any, error) { return quote(str(a[0]), "", false), nil }),
 		"camel_case_to_snake_case": sp("value", 1, func(a []any) (any, error) { return camelToSnake(str(a[0])), nil }),
-		"generate_uuid":            sp("", 0, func(a []any) (any, error) { return uuid4(), nil }),
+		"generate_uuid":            impure(sp("", 0, func(a []any) (any, error) { return uuid4(), nil })),
 		"json_loads": sp("s", 1, func(a []any) (any, error) {
 			if m, ok := a[0].(map[string]any); ok {
 				return m, nil
