@@ -105,22 +105,22 @@ type loadLimitCase struct {
 var limitInputs = []loadLimitCase{
 	{"a YAML alias bomb in request_body_json (1.4 KB, 10⁹ nodes)", func(e *limitEnv) []string {
 		return []string{"validate", e.file("bomb.yaml", limitDef("", laughs("          ")))}
-	}, 3, "DIR/bomb.yaml:18:40: error: the definition expands to more than 600000 nodes through YAML aliases (a limit of connector)"},
+	}, 3, "DIR/bomb.yaml:19:20: error: the definition expands to more than 1250000 nodes through YAML aliases (a limit of connector)"},
 	{"a YAML alias that contains itself", func(e *limitEnv) []string {
 		return []string{"validate", e.file("bomb.yaml", limitDef("", "          a: &a {b: [*a]}"))}
 	}, 3, "DIR/bomb.yaml:13:22: error: the alias *a is inside the value its anchor names, so it never ends"},
 	{"a $ref fan-out (3.6 KB, 2⁶⁰ nodes)", func(e *limitEnv) []string {
 		return []string{"validate", e.file("bomb.yaml", limitDef(refFanout(), "          bomb: \"#/definitions/a59\""))}
-	}, 3, "DIR/bomb.yaml:19:36: error: the definition expands to more than 600000 nodes through $ref and $parameters (a limit of connector)"},
+	}, 3, "DIR/bomb.yaml:20:36: error: the definition expands to more than 1250000 nodes through $ref and $parameters (a limit of connector)"},
 	{"a chain of 40,000 $ref", func(e *limitEnv) []string {
 		return []string{"validate", e.file("bomb.yaml", limitDef(refChain(), "          x: \"#/definitions/a0\""))}
 	}, 3, "DIR/bomb.yaml:508:9: error: the definition nests more than 512 levels deep, counting each $ref it goes through (a limit of connector)"},
 	{"YAML nested 2,000 levels deep", func(e *limitEnv) []string {
 		return []string{"validate", e.file("bomb.yaml", limitDef("", "          x: "+strings.Repeat("[", 2000)+strings.Repeat("]", 2000)))}
 	}, 3, "DIR/bomb.yaml:13:520: error: the definition nests more than 512 levels deep (a limit of connector)"},
-	{"a definition of 300,000 list items", func(e *limitEnv) []string {
-		return []string{"validate", e.file("bomb.yaml", limitDef("", "          x: ["+strings.Repeat("1,", 300000)+"1]"))}
-	}, 3, "DIR/bomb.yaml:13:499980: error: the definition has more than 250000 YAML entries (a limit of connector)"},
+	{"a definition of 700,000 list items", func(e *limitEnv) []string {
+		return []string{"validate", e.file("bomb.yaml", limitDef("", "          x: ["+strings.Repeat("1,", 700000)+"1]"))}
+	}, 3, "DIR/bomb.yaml:13:1199980: error: the definition has more than 600000 YAML entries (a limit of connector)"},
 	{"a definition larger than 16 MiB", func(e *limitEnv) []string {
 		return []string{"validate", e.file("big.yaml", "a: \""+strings.Repeat("x", 16<<20)+"\"\n")}
 	}, 3, "DIR/big.yaml: error: the definition is larger than 16 MiB (a limit of connector)"},

@@ -121,7 +121,7 @@ func TestLimitDiagnostics(t *testing.T) {
 		fmt.Fprintf(&chain, "  a%d: \"#/definitions/a%d\"\n", i, i+1)
 	}
 	chain.WriteString("  a2000: {}\n")
-	// $parameters of 1,000 entries inherited by 600 response filters that have their own.
+	// $parameters of 1,000 entries inherited by 1,300 response filters that have their own.
 	inherit.WriteString("definitions:\n  p:\n")
 	for i := 0; i < 1000; i++ {
 		fmt.Fprintf(&inherit, "    p%d: %d\n", i, i)
@@ -130,24 +130,24 @@ func TestLimitDiagnostics(t *testing.T) {
 	for i := 0; i < 10001; i++ {
 		fmt.Fprintf(&tags, "k%d: \"{{ %d }}\", ", i, i)
 	}
-	filters := strings.Repeat(`"#/definitions/f", `, 600)
+	filters := strings.Repeat(`"#/definitions/f", `, 1300)
 	for _, tt := range []struct {
 		name, src string
 		want      string
 	}{
 		{"a YAML alias bomb",
 			stream("l0: &a0 [x, x, x, x, x, x, x, x, x, x]\nl1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]\nl2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]\nl3: &a3 [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]\nl4: &a4 [*a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3, *a3]\nl5: &a5 [*a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4, *a4]\n", "*a5"),
-			"d.yaml:6:30: error: the definition expands to more than 600000 nodes through YAML aliases (a limit of connector)"},
+			"d.yaml:16:28: error: the definition expands to more than 1250000 nodes through YAML aliases (a limit of connector)"},
 		{"a recursive alias", stream("", "&x {a: [*x]}"),
 			"d.yaml:10:36: error: the alias *x is inside the value its anchor names, so it never ends"},
 		{"a $ref fan-out", stream(fanout.String(), `"#/definitions/a29"`),
-			"d.yaml:19:36: error: the definition expands to more than 600000 nodes through $ref and $parameters (a limit of connector)"},
+			"d.yaml:20:36: error: the definition expands to more than 1250000 nodes through $ref and $parameters (a limit of connector)"},
 		{"a long $ref chain", stream(chain.String(), `"#/definitions/a0"`),
 			"d.yaml:509:9: error: the definition nests more than 512 levels deep, counting each $ref it goes through (a limit of connector)"},
 		{"$parameters inherited by many components", strings.Replace(stream(inherit.String(), "{}"), "        url_base:", `        $parameters: "#/definitions/p"
         error_handler: {type: DefaultErrorHandler, response_filters: [`+filters+`]}
         url_base:`, 1),
-			"d.yaml:1003:81: error: the definition expands to more than 600000 nodes through $ref and $parameters (a limit of connector)"},
+			"d.yaml:1003:81: error: the definition expands to more than 1250000 nodes through $ref and $parameters (a limit of connector)"},
 		{"too many template tags", stream("", "{"+tags.String()+"}"),
 			"d.yaml:10:207817: error: the definition has more than 10000 template tags (a limit of connector)"},
 	} {
