@@ -225,3 +225,29 @@ pagination_strategy: {type: OffsetIncrement, page_size: 10}`,
 		})
 	}
 }
+
+// TestE2EPageTokenAndSizeInOnePlace: a paginator whose page_token_option and page_size_option
+// name the same query parameter (postmarkapp.yaml does) runs as the CDK's DefaultPaginator
+// runs it: the token is written first and the page size overwrites it. validate warns.
+func TestE2EPageTokenAndSizeInOnePlace(t *testing.T) {
+	t.Parallel()
+	api := newRecorder(t, e2eAnswer(`[{"id":1}]`))
+	def := e2eOneStream(`
+url_base: "{{ config['base_url'] }}"
+path: /items`, e2eWholeBody) + "      paginator:\n" + e2eIndent(`
+type: DefaultPaginator
+page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
+page_size_option: {type: RequestOption, inject_into: request_parameter, field_name: offset}
+pagination_strategy: {type: OffsetIncrement, page_size: 2}`, 8)
+	res := e2eRead(t, api, def, "")
+	e2eCheckResult(t, api, res, 0, `{"id":1}`+"\n", "")
+	e2eCheckRequests(t, api, e2eRequest{Method: "GET", URL: "/items?offset=2"})
+
+	defPath := writeFile(t, "def.yaml", def)
+	v := runCLI(t, "", "validate", defPath)
+	want := "DEF:15:94: warning: query parameter `offset` is set by the page_token_option and by the page_size_option (line 16:93): " +
+		"the page size overwrites the page token, as in the Airbyte CDK\n"
+	if got := strings.ReplaceAll(v.Stderr, defPath, "DEF"); v.Code != 0 || !strings.Contains(got, want) {
+		t.Errorf("validate: exit %d, stderr:\n%s\nwant exit 0 and the line:\n%s", v.Code, got, want)
+	}
+}

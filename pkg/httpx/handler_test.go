@@ -146,6 +146,44 @@ response_filters:
 	}
 }
 
+// A filter with an action and nothing to match (huntr.yaml, rootly.yaml) is built, as the
+// CDK builds it, and never matches: the default decisions apply.
+func TestFilterWithNothingToMatchNeverMatches(t *testing.T) {
+	const handler = `
+type: DefaultErrorHandler
+max_retries: 1
+response_filters:
+  - type: HttpResponseFilter
+    action: IGNORE
+`
+	for _, tt := range []struct {
+		name  string
+		step  step
+		calls int
+		err   string
+	}{
+		{"a 404 fails", step{404, nil, `{"message":"gone"}`}, 1, `404 Not Found from GET URL/x: {"message":"gone"}`},
+		{"a 500 is retried", step{500, nil, "down"}, 2, "500 Internal Server Error from GET URL/x: down (gave up after 1 retries)"},
+		{"a 200 succeeds", step{200, nil, "[]"}, 1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, calls := script(t, tt.step)
+			c, _, _ := fakeClient(srv, t0)
+			resp, err := c.Do(context.Background(), &Request{Method: "GET", URL: srv.URL + "/x", Handler: handlerFrom(t, handler, nil)})
+			got := ""
+			if err != nil {
+				got = strings.ReplaceAll(err.Error(), srv.URL, "URL")
+			}
+			if got != tt.err || calls() != tt.calls {
+				t.Errorf("error %q after %d calls, want %q after %d", got, calls(), tt.err, tt.calls)
+			}
+			if resp != nil && resp.Ignored {
+				t.Errorf("the response was ignored: %q", resp.Reason)
+			}
+		})
+	}
+}
+
 func TestBackoffStrategies(t *testing.T) {
 	tests := []struct {
 		name    string

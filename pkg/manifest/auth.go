@@ -530,11 +530,27 @@ func (l *loader) checkStaticConflicts() {
 			if prev.source == u.source {
 				continue
 			}
+			if pagerPair(prev.source, u.source) {
+				// The CDK's DefaultPaginator writes the token, then the page size, into one
+				// mapping: the page size wins, and no error is raised.
+				l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeOptionConflict, Line: u.node.Line, Column: u.node.Column,
+					Message: fmt.Sprintf("%s `%s` is set by %s and by %s (line %d:%d): the page size overwrites the page token, as in the Airbyte CDK",
+						placeName(u.place), u.node.Value, u.source, prev.source, prev.node.Line, prev.node.Column),
+					Hint: "give the page token and the page size different names, or remove one of the options"})
+				continue
+			}
 			l.at(u.node, "", diag.CodeOptionConflict,
 				fmt.Sprintf("%s `%s` is set by %s and by %s (line %d:%d)", placeName(u.place), u.node.Value, u.source, prev.source, prev.node.Line, prev.node.Column),
 				"set it in one place only")
 		}
 	}
+}
+
+// pagerPair says whether two sources are the page token and page size options of one
+// paginator.
+func pagerPair(a, b string) bool {
+	const token, size = "the page_token_option", "the page_size_option"
+	return a == token && b == size || a == size && b == token
 }
 
 func placeName(p string) string {

@@ -255,8 +255,11 @@ func (l *loader) responseFilter(n *yaml.Node, path string, parent *params) *Resp
 		l.stringTemplate(c, "error_message", responseFilterVars, &f.ErrorMessage)
 	}
 	if f.Action != "" && isEmpty(c.get("http_codes")) && c.get("predicate") == nil && c.get("error_message_contains") == nil {
-		l.at(n, path, diag.CodeMissingField, "HttpResponseFilter has an `action` but nothing to match: set `http_codes`, `predicate` or `error_message_contains`", "")
-		good = false
+		// The CDK's factory builds such a filter (no codes, an empty predicate) and it never
+		// matches: a definition that has one runs, the filter doing nothing.
+		l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeMissingField, Path: path, Line: n.Line, Column: n.Column,
+			Message: "HttpResponseFilter has an `action` but nothing to match, so it never applies (the Airbyte CDK ignores it the same way)",
+			Hint:    "set `http_codes`, `predicate` or `error_message_contains`, or remove the filter"})
 	}
 	if !good {
 		return nil

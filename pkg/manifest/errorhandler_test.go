@@ -79,7 +79,7 @@ streams:
 func TestErrorHandlerDiagnostics(t *testing.T) {
 	tests := []struct{ handler, want string }{
 		{"response_filters: [{action: RETRY}]",
-			"missing-field: HttpResponseFilter has an `action` but nothing to match: set `http_codes`, `predicate` or `error_message_contains`"},
+			"missing-field: HttpResponseFilter has an `action` but nothing to match, so it never applies (the Airbyte CDK ignores it the same way)"},
 		{"response_filters: [{action: RESET_PAGINATON, http_codes: [400]}]",
 			"type: `action` must be one of SUCCESS, FAIL, RETRY, IGNORE, RATE_LIMITED, RESET_PAGINATION, not `RESET_PAGINATON`"},
 		{"response_filters: [{action: IGNORE, predicate: \"{{ respons.x }}\"}]",

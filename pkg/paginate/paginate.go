@@ -242,11 +242,15 @@ func (p *Paginator) Inject(b *request.Builder, token any, first bool, prevURL st
 	if !p.Enabled() {
 		return nil
 	}
-	// The token first, then the page size, as the CDK's DefaultPaginator orders them.
-	if err := p.injectToken(b, token, first, prevURL); err != nil {
-		return err
+	// The token first, then the page size, as the CDK's DefaultPaginator orders them; where
+	// both name one place, the page size overwrites the token there (validate warns).
+	size := p.sizeOpt != nil && p.pageSize > 0
+	if !size || !p.sizeOpt.SameTarget(p.tokenOpt) {
+		if err := p.injectToken(b, token, first, prevURL); err != nil {
+			return err
+		}
 	}
-	if p.sizeOpt != nil && p.pageSize > 0 {
+	if size {
 		return p.sizeOpt.Inject(b, p.pageSize, source)
 	}
 	return nil

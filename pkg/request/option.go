@@ -2,6 +2,7 @@ package request
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,13 +53,29 @@ func (o *Option) Inject(b *Builder, value any, source string) error {
 	case manifest.InjectBodyData:
 		return b.SetForm(o.Name, []string{template.ToString(value)}, source)
 	case manifest.InjectBodyJSON:
-		path := o.Path
-		if len(path) == 0 {
-			path = []string{o.Name}
-		}
-		return b.SetJSON(path, value, source)
+		return b.SetJSON(o.jsonPath(), value, source)
 	}
 	return fmt.Errorf("%s cannot inject into %q", source, o.Place)
+}
+
+// SameTarget says whether o and other put their values in the same place: the same
+// header (case aside), query parameter, form field or JSON body property.
+func (o *Option) SameTarget(other *Option) bool {
+	if o == nil || other == nil || o.Place != other.Place || o.Place == manifest.InjectPath {
+		return false
+	}
+	if o.Place == manifest.InjectHeader {
+		return strings.EqualFold(o.Name, other.Name)
+	}
+	return slices.Equal(o.jsonPath(), other.jsonPath())
+}
+
+// jsonPath is the option's name as a path of one element, or its nested path.
+func (o *Option) jsonPath() []string {
+	if len(o.Path) > 0 {
+		return o.Path
+	}
+	return []string{o.Name}
 }
 
 // String says where the option puts its value, for traces: `query parameter "offset"`.
