@@ -954,7 +954,7 @@ func (l *loader) requestOption(n *yaml.Node, path string, parent *params, allowP
 	fn, fp := c.get("field_name"), c.get("field_path")
 	switch {
 	case fp != nil && o.InjectInto != "" && o.InjectInto != InjectBodyJSON:
-		l.at(fp, c.fieldPath("field_path"), diag.CodeType, "`field_path` is only valid with `inject_into: body_json`", "use `field_name`")
+		l.at(fp, c.fieldPath("field_path"), diag.CodeType, "`field_path` is only valid with `inject_into: body_json` (the Airbyte CDK refuses it too: \"Nested field injection is only supported for body JSON injection\")", "use `field_name`")
 	case fp != nil:
 		if fp.Kind != yaml.SequenceNode {
 			l.at(fp, c.fieldPath("field_path"), diag.CodeType, fmt.Sprintf("`field_path` must be a list, not %s", kindName(fp)), "")
@@ -977,7 +977,7 @@ func (l *loader) requestOption(n *yaml.Node, path string, parent *params, allowP
 		l.at(n, path, diag.CodeMissingField, "RequestOption is missing the required field `field_name`", "")
 	}
 	if fn != nil && fp != nil {
-		l.at(c.keys["field_path"], c.fieldPath("field_path"), diag.CodeOptionConflict, "both `field_name` and `field_path` are set", "keep one of them")
+		l.at(c.keys["field_path"], c.fieldPath("field_path"), diag.CodeOptionConflict, "both `field_name` and `field_path` are set (the Airbyte CDK refuses it too: \"Only one of field_name or field_path can be provided to RequestOption\")", "keep one of them")
 	}
 	return o
 }

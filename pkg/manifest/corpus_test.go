@@ -27,6 +27,13 @@ var seedRules = map[string]bool{
 	diag.CodePython:              true,
 }
 
+// cdkRefuses are the corpus definitions that CDK 7.28.2 refuses too, with its reason: their
+// errors are true, not false errors, and each must stay refused.
+var cdkRefuses = map[string]string{
+	"workable": "a RequestOption with both field_name and field_path: RequestOption.__post_init__ raises ValueError",
+	"gitlab":   "`{% for x in y: %}`: Jinja raises TemplateSyntaxError on the `:`",
+}
+
 // TestCorpus loads every real definition and compares its classification with
 // testdata/corpus.golden: a definition that stops loading, or starts needing another
 // component, fails the test. No definition may fail for a reason other than an unsupported
@@ -39,6 +46,12 @@ func TestCorpus(t *testing.T) {
 	for _, f := range testcorpus.Definitions(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		c := classify(f)
+		if reason, ok := cdkRefuses[name]; ok {
+			if len(c.falseErrors) == 0 {
+				t.Errorf("%s is no longer refused, although the CDK refuses it (%s)", name, reason)
+			}
+			c.falseErrors = nil
+		}
 		for _, d := range c.falseErrors {
 			t.Errorf("%s: %s [%s] %s", name, d, d.Code, d.Hint)
 		}

@@ -35,6 +35,11 @@ func TestUnknownFieldsFollowTheCDKSchema(t *testing.T) {
 		{name: "class_name beside a type that is not Custom is ignored, as by the CDK",
 			requester: "    type: HttpRequester\n    class_name: SimpleRetriever\n    url_base: http://x\n",
 			want:      []string{"warning unknown-field: unknown field `class_name` in HttpRequester; it is ignored"}},
+		{name: "field_name and field_path together stay errors with the CDK's reasons (workable.yaml)",
+			requester: "    url_base: http://x\n    authenticator: {type: ApiKeyAuthenticator, api_token: \"{{ config.k }}\", inject_into: {type: RequestOption, inject_into: request_parameter, field_name: k, field_path: [k]}}\n",
+			want: []string{
+				"error option-conflict: both `field_name` and `field_path` are set (the Airbyte CDK refuses it too: \"Only one of field_name or field_path can be provided to RequestOption\")",
+				"error type: `field_path` is only valid with `inject_into: body_json` (the Airbyte CDK refuses it too: \"Nested field injection is only supported for body JSON injection\")"}},
 		{name: "stream_groups is a known top-level field, refused as unsupported",
 			top:  "stream_groups:\n  g: {streams: [], action: {type: BlockSimultaneousSyncsAction}}\n",
 			want: []string{"error unsupported-component: StreamGroup is not supported yet (stream_groups)"}},
