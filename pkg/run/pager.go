@@ -152,10 +152,12 @@ func (r *sliceReader) guess(ctx context.Context, p *fetched, pages, records int)
 	return n, next, ok
 }
 
-// drain waits for a fetcher that has nothing more to hand over to end.
+// drain waits for a fetcher that has nothing more to hand over to end, and releases its
+// context.
 func (r *sliceReader) drain(f *fetcher) {
 	for range f.out {
 	}
+	f.cancel()
 }
 
 // stop cancels a fetcher's requests and reports the pages it still holds as discarded.

@@ -132,6 +132,9 @@ func (r *sliceReader) readPages(ctx context.Context) (err error) {
 			f = r.fetch(ctx, r.st.pag.Initial(), true, "")
 			continue
 		}
+		if p.cancel != nil {
+			p.cancel() // the page is handled: its request's context is done with
+		}
 		if end != Continue {
 			return nil
 		}
