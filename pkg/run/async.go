@@ -565,34 +565,37 @@ func (st *stream) whole(t *template.Template, def int) (int, error) {
 	return n, nil
 }
 
-// jobSlots counts the jobs running in a read (the CDK's JobTracker).
+// jobSlots counts the jobs running in a read (the CDK's JobTracker). Each read has its own
+// (Options.forRead), shared by its helper streams; the first async slice sizes it.
 type jobSlots struct {
-	ch chan struct{}
+	once sync.Once
+	ch   chan struct{}
+	err  error
 }
 
-var jobSlotsMu sync.Mutex
-
-// jobSlots returns the read's job slots, made by the first async slice from the
+// jobSlots returns the read's job slots, sized by the first async slice from the
 // definition's max_concurrent_async_job_count (below 1, or unset: 1).
 func (o *Options) jobSlots(limit *manifest.JobLimit) (*jobSlots, error) {
-	jobSlotsMu.Lock()
-	defer jobSlotsMu.Unlock()
-	if o.jobs != nil {
-		return o.jobs, nil
-	}
-	n := 1
-	if limit != nil && limit.T != nil {
-		v, err := limit.T.Eval(map[string]any{"config": o.Config, "parameters": map[string]any{}})
-		if err != nil {
-			return nil, fmt.Errorf("max_concurrent_async_job_count: %w", err)
+	s := o.jobs
+	s.once.Do(func() {
+		n := 1
+		if limit != nil && limit.T != nil {
+			v, err := limit.T.Eval(map[string]any{"config": o.Config, "parameters": map[string]any{}})
+			if err != nil {
+				s.err = fmt.Errorf("max_concurrent_async_job_count: %w", err)
+				return
+			}
+			// The CDK falls back to 1 on a value it cannot read.
+			if i, err := strconv.Atoi(strings.TrimSpace(template.ToString(v))); err == nil && i > 1 {
+				n = i
+			}
 		}
-		// The CDK falls back to 1 on a value it cannot read.
-		if i, err := strconv.Atoi(strings.TrimSpace(template.ToString(v))); err == nil && i > 1 {
-			n = i
-		}
+		s.ch = make(chan struct{}, n)
+	})
+	if s.err != nil {
+		return nil, s.err
 	}
-	o.jobs = &jobSlots{ch: make(chan struct{}, n)}
-	return o.jobs, nil
+	return s, nil
 }
 
 func (s *jobSlots) acquire(ctx context.Context) error {

@@ -12,11 +12,9 @@ import (
 // (its own pagination, partitions and error handling, none of the read's limits), and its
 // pages are reported to the observer as those of a parent of the dynamic streams.
 func Components(ctx context.Context, o *Options, s *manifest.Stream, yield func(rec any, sl *slice.Slice) bool) Result {
-	ro := *o
-	ro.Out, ro.MaxSlices, ro.MaxPages, ro.MaxRecords, ro.Prefetch, ro.Overlap = nil, 0, 0, 0, 1, false
-	ro.Checkpoint, ro.StateOf = nil, nil
+	ro := o.forRead().helper()
 	const of = "dynamic_streams"
-	st, err := newStream(&ro, s, of, nil)
+	st, err := newStream(ro, s, of, nil)
 	if ro.Observer != nil {
 		ss := StreamStart{Stream: s.Name, ParentOf: of}
 		if st != nil {

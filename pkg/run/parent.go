@@ -19,9 +19,7 @@ var errStop = errors.New("the child stream needs no more partitions")
 // pagination, partitions and error handling, none of the read's limits, and its pages
 // reported to the observer under its own name. Its records are not emitted.
 func (st *stream) readParent(ctx context.Context, ps *manifest.Stream, yield func(rec any, sl *slice.Slice) bool) error {
-	o := *st.o
-	o.Out, o.MaxSlices, o.MaxPages, o.MaxRecords, o.Prefetch, o.Overlap, o.Warn = nil, 0, 0, 0, 1, false, nil
-	o.Checkpoint = nil
+	o := st.o.helper()
 	var in *record.Object
 	dependent := false
 	for _, d := range dependentParents(st.s.Router) {
@@ -30,7 +28,7 @@ func (st *stream) readParent(ctx context.Context, ps *manifest.Stream, yield fun
 	if dependent && st.cursor != nil {
 		in = st.parentIn(ps)
 	}
-	pst, err := newStream(&o, ps, st.s.Name, in)
+	pst, err := newStream(o, ps, st.s.Name, in)
 	if err != nil {
 		return &StreamError{Stream: ps.Name, Err: err}
 	}

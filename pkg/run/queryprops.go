@@ -82,10 +82,8 @@ func (st *stream) readProperties(ctx context.Context, pe *manifest.PropertiesFro
 	if err != nil {
 		return nil, fmt.Errorf("property_field_path: %w", err)
 	}
-	o := *st.o
-	o.Out, o.MaxSlices, o.MaxPages, o.MaxRecords, o.Prefetch, o.Overlap, o.Warn = nil, 0, 0, 0, 1, false, nil
-	o.Checkpoint, o.StateOf = nil, nil
-	pst, err := newStream(&o, pe.Retriever, st.s.Name, nil)
+	o := st.o.helper()
+	pst, err := newStream(o, pe.Retriever, st.s.Name, nil)
 	if err != nil {
 		return nil, &StreamError{Stream: pe.Retriever.Name, Err: err}
 	}

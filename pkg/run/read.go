@@ -46,6 +46,7 @@ type Hooks struct {
 // the same record whatever workers is. It returns the result of every stream started, in
 // order.
 func Read(ctx context.Context, o *Options, streams []*manifest.Stream, workers int, out Output, hooks Hooks) []Result {
+	o = o.forRead()
 	r := &reader{o: o, out: out, hooks: hooks, slots: make(chan struct{}, max(workers, 1))}
 	var ends sync.WaitGroup
 	results := make([]Result, len(streams))

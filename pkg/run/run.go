@@ -140,6 +140,29 @@ type Options struct {
 	jobs *jobSlots
 }
 
+// forRead returns the options of one read (Read, Stream, Components): a copy with the
+// read's own state, so that two reads share nothing mutable even when given one Options.
+func (o *Options) forRead() *Options {
+	r := *o
+	r.jobs = &jobSlots{}
+	return &r
+}
+
+// helper returns the options of a helper stream's read: a parent stream, the retriever of
+// dynamic components or of a dynamic schema, the property names of a QueryProperties. It
+// shares the read's configuration, authentication, client, observer, clock and job slots,
+// and takes none of its output, limits, prefetch, overlap, notes, state or checkpoints: its
+// records only feed the stream that needs them, one page at a time.
+// TestHelperOptions fails when a field of Options is added without a decision here.
+func (o *Options) helper() *Options {
+	h := *o
+	h.Out, h.Warn = nil, nil
+	h.MaxSlices, h.MaxPages, h.MaxRecords = 0, 0, 0
+	h.Prefetch, h.Overlap = 1, false
+	h.StateOf, h.Checkpoint = nil, nil
+	return &h
+}
+
 // Checkpoint is where a stream stands after a slice read whole, or at its end.
 type Checkpoint struct {
 	Stream string
@@ -182,6 +205,7 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // Stream reads one stream to its end (or its limit), one slice at a time, and reports the
 // outcome. Its records go to o.Out.
 func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
+	o = o.forRead()
 	st, err := newStream(o, s, "", o.stateOf(s.Name))
 	if o.Observer != nil {
 		ss := StreamStart{Stream: s.Name}

@@ -23,12 +23,10 @@ func (st *stream) loadSchema(ctx context.Context) error {
 		st.s.Selector.Normalization != manifest.NormalizationDefault || st.normalize != nil {
 		return nil
 	}
-	o := *st.o
-	o.Out, o.MaxSlices, o.MaxPages, o.MaxRecords, o.Prefetch, o.Overlap, o.Warn = nil, 0, 0, 0, 1, false, nil
-	o.Checkpoint, o.StateOf = nil, nil
+	o := st.o.helper()
 	rs := *d.Retriever
 	rs.Router = nil // read_records({}): the CDK reads one empty slice, never the router's
-	inner, err := newStream(&o, &rs, st.s.Name, nil)
+	inner, err := newStream(o, &rs, st.s.Name, nil)
 	if o.Observer != nil {
 		ss := StreamStart{Stream: rs.Name, ParentOf: st.s.Name, Schema: true}
 		if inner != nil {
