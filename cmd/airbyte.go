@@ -9,7 +9,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,7 +22,9 @@ import (
 	"connector/pkg/output"
 	"connector/pkg/record"
 	"connector/pkg/run"
+	"connector/pkg/session"
 	"connector/pkg/template"
+	"connector/pkg/values"
 	"connector/pkg/yamlguard"
 )
 
@@ -151,58 +152,39 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 		return &silentError{code: exitFailure}
 	}
 	fail := func(msg, internal string) error { return failAs("config_error", msg, internal) }
-	dir, err := os.MkdirTemp("", "connector-airbyte-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	defPath, cfgPath, err := opts.inputs(dir)
+	defName, src, config, err := opts.inputs()
 	if err != nil {
 		return fail("Error starting the sync. This could be due to an invalid configuration or catalog. Error: "+err.Error(), "")
 	}
-	// Messages name the user's files, not the copies made in dir.
-	var names []string
-	if cfgPath != "" {
-		names = append(names, cfgPath, opts.config)
+	def, err := session.Load(ctx, defName, src)
+	if err != nil && !errors.Is(err, context.Canceled) && opts.command == "spec" {
+		return fail("Invalid definition: "+reason(err), "")
 	}
-	if opts.injected != nil {
-		names = append(names, defPath, injectedKey)
-	}
-	ours := strings.NewReplacer(names...)
-	if opts.command == "spec" {
-		def, diags, err := manifest.LoadContext(ctx, defPath)
-		if err != nil {
-			return err
-		}
-		if diags.HasErrors() {
-			return fail("Invalid definition: "+firstError(diags), "")
-		}
+	if err == nil && opts.command == "spec" {
 		return w.Spec(airbyte.SpecOf(def))
 	}
-
-	// prepare reports on stderr for people; here its report becomes the protocol message.
-	quiet := *opts.io
-	var report bytes.Buffer
-	quiet.Err = &redactingWriter{w: &report, r: opts.io.redactor}
-	p, err := prepare(ctx, &quiet, opts.env, defPath, &runFlags{testingValues: cfgPath, timeout: 60 * time.Second, maxBody: httpx.DefaultMaxBody, noDefaults: true})
+	var p *prepared
+	if err == nil {
+		p, err = opts.open(def, defName, config)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return err
 		}
-		reason := ours.Replace(problem(err, report.String()))
+		why := reason(err)
 		if opts.command == "check" {
-			return w.ConnectionStatus(false, opts.io.redactor.String("Config validation error: "+reason))
+			return w.ConnectionStatus(false, opts.io.redactor.String("Config validation error: "+why))
 		}
-		return fail("Config validation error: "+reason, reason)
+		return fail("Config validation error: "+why, why)
 	}
-	if err := p.resolve(ctx, nil); err != nil {
+	if err := p.Resolve(ctx, nil); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return err
 		}
 		if opts.command == "check" {
-			return w.ConnectionStatus(false, opts.io.redactor.String(ours.Replace(err.Error())))
+			return w.ConnectionStatus(false, opts.io.redactor.String(err.Error()))
 		}
-		return failAs(run.FailureType(err), ours.Replace(err.Error()), "")
+		return failAs(run.FailureType(err), err.Error(), "")
 	}
 	switch opts.command {
 	case "check":
@@ -210,9 +192,9 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 	case "read":
 		return airbyteRead(ctx, opts, p, fail)
 	}
-	streams := make([]airbyte.Stream, 0, len(p.def.Streams))
-	for _, s := range p.def.Streams {
-		field, allow := cursorOf(s, p.values.Map)
+	streams := make([]airbyte.Stream, 0, len(p.Def.Streams))
+	for _, s := range p.Def.Streams {
+		field, allow := cursorOf(s, p.Values.Map)
 		streams = append(streams, airbyte.StreamOf(s, field, allow))
 	}
 	return w.Catalog(streams)
@@ -239,8 +221,8 @@ func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStre
 		}
 		return w.ConnectionStatus(true, "")
 	}
-	streams := checkTargets(p.def)
-	if cd := p.def.CheckDynamic; cd != nil {
+	streams := checkTargets(p.Def)
+	if cd := p.Def.CheckDynamic; cd != nil {
 		if len(streams) == 0 {
 			return failed("No streams to connect to from source")
 		}
@@ -249,7 +231,7 @@ func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStre
 		}
 		streams = streams[:min(cd.StreamCount, len(streams))]
 	}
-	ro := p.options()
+	ro := p.Options()
 	ro.MaxSlices, ro.MaxPages = 1, 1
 	for _, st := range streams {
 		res := run.Stream(ctx, ro, st)
@@ -271,7 +253,7 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 	if err != nil {
 		return fail(starting+err.Error(), "")
 	}
-	states, err := openState(stateFlags{path: opts.state, readOnly: true})
+	states, err := session.OpenState(session.StateFiles{In: opts.state, ReadOnly: true})
 	if err != nil {
 		return fail(starting+err.Error(), "")
 	}
@@ -282,9 +264,9 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 		ro.configAsGiven = func(config map[string]any) any { return asGiven(given, config) }
 	}
 	ro.flags.prefetch = 1
-	p.streams = nil
+	p.Streams = nil
 	for _, cs := range configured {
-		s := p.def.Stream(cs.Stream.Name)
+		s := p.Def.Stream(cs.Stream.Name)
 		if s == nil {
 			ro.missing = append(ro.missing, cs.Stream.Name)
 			continue
@@ -293,7 +275,7 @@ func airbyteRead(ctx context.Context, opts *airbyteOptions, p *prepared, fail fu
 		if err != nil {
 			return fail(starting+err.Error(), "")
 		}
-		p.streams = append(p.streams, s)
+		p.Streams = append(p.Streams, s)
 	}
 	err = readStreams(ctx, ro, p, states)
 	var ie *invalidError
@@ -393,83 +375,89 @@ func cursorOf(s *manifest.Stream, config map[string]any) (string, bool) {
 	return field, inc.AllowCatalogCursor
 }
 
-// inputs finds the definition and the config files: --manifest-path, or the config's
-// injected definition written into dir, and the config without that key.
-func (o *airbyteOptions) inputs(dir string) (defPath, cfgPath string, err error) {
-	var config map[string]json.RawMessage
+// inputs reads the definition and the config: the definition of --manifest-path, or the
+// one the config carries under __injected_declarative_manifest (named by that key in
+// messages), and the config without that key.
+func (o *airbyteOptions) inputs() (defName string, src []byte, config []byte, err error) {
+	var fields map[string]json.RawMessage
 	if o.config != "" {
 		b, err := readInput(o.config, "config", maxConfigSize)
 		if err != nil {
-			return "", "", err
+			return "", nil, nil, err
 		}
 		o.configText = b
-		if err := json.Unmarshal(b, &config); err != nil || config == nil {
-			return "", "", fmt.Errorf("could not read json file %s: it is not a JSON object", o.config)
+		if err := json.Unmarshal(b, &fields); err != nil || fields == nil {
+			return "", nil, nil, fmt.Errorf("could not read json file %s: it is not a JSON object", o.config)
 		}
 	}
-	injected, has := config[injectedKey]
-	delete(config, injectedKey)
+	injected, has := fields[injectedKey]
+	delete(fields, injectedKey)
 	switch {
 	case o.manifestPath != "":
 		if _, err := os.Stat(o.manifestPath); err != nil {
-			return "", "", fmt.Errorf("failed to load manifest file from %s: %s", o.manifestPath, pathError(err))
+			return "", nil, nil, fmt.Errorf("failed to load manifest file from %s: %s", o.manifestPath, pathError(err))
 		}
-		defPath = o.manifestPath
+		var diags diag.List
+		if src, diags = manifest.ReadFile(o.manifestPath); diags.HasErrors() {
+			return "", nil, nil, errors.New(session.FirstError(diags))
+		}
+		defName = o.manifestPath
 	case !has:
-		keys := make([]string, 0, len(config))
-		for k := range config {
+		keys := make([]string, 0, len(fields))
+		for k := range fields {
 			keys = append(keys, k)
 		}
-		return "", "", fmt.Errorf("invalid config: `%s` should be provided at the root of the config or using the --manifest-path argument; config only has keys: [%s]", injectedKey, strings.Join(keys, ", "))
+		return "", nil, nil, fmt.Errorf("invalid config: `%s` should be provided at the root of the config or using the --manifest-path argument; config only has keys: [%s]", injectedKey, strings.Join(keys, ", "))
 	default:
 		// Kept as written: JSON is YAML, and the definition's key order is the spec's.
 		if t := bytes.TrimSpace(injected); len(t) == 0 || t[0] != '{' {
-			return "", "", fmt.Errorf("invalid config: `%s` should be a dictionary", injectedKey)
+			return "", nil, nil, fmt.Errorf("invalid config: `%s` should be a dictionary", injectedKey)
 		}
 		o.injected = injected
-		defPath = filepath.Join(dir, "manifest.json")
-		if err := os.WriteFile(defPath, injected, 0o600); err != nil {
-			return "", "", err
+		defName, src = injectedKey, injected
+	}
+	if fields != nil {
+		if config, err = json.Marshal(fields); err != nil {
+			return "", nil, nil, err
 		}
 	}
+	return defName, src, config, nil
+}
+
+// open opens the session of a protocol command: the config as the testing values, as
+// given (the CDK validates it without filling the spec's defaults), rotated tokens kept in
+// memory (the platform stores the config of the CONTROL message).
+func (o *airbyteOptions) open(def *manifest.Definition, defName string, config []byte) (*prepared, error) {
+	vals := values.None()
 	if config != nil {
-		cfgPath = filepath.Join(dir, "config.json")
-		if err := writeJSON(cfgPath, config); err != nil {
-			return "", "", err
+		var err error
+		if vals, err = values.Parse(o.config, config); err != nil {
+			return nil, err
 		}
 	}
-	return defPath, cfgPath, nil
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.Marshal(v)
+	sess, err := session.Open(session.Inputs{DefName: defName, Def: def, Values: vals}, session.Env{
+		Transport: o.env.Transport, Now: o.env.clock(), Sleep: o.env.Sleep, Redactor: o.io.redactor,
+		Timeout: 60 * time.Second, MaxBody: httpx.DefaultMaxBody, UserAgent: "connector/" + version,
+	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return os.WriteFile(path, b, 0o600)
+	return &prepared{Session: sess}, nil
 }
 
-// problem is the reason behind a failed prepare: the first error of its report (the
-// diagnostics it printed), else the error itself.
-func problem(err error, report string) string {
+// reason is what a protocol message says of a definition or config that cannot run: the
+// first error of its diagnostics, else the error itself.
+func reason(err error) string {
+	var de *session.DefinitionError
+	var ve *session.ValuesError
 	var dl diag.List
-	if errors.As(err, &dl) {
-		return firstError(dl)
-	}
-	for _, line := range strings.Split(report, "\n") {
-		if i := strings.Index(line, "error: "); i >= 0 {
-			return strings.TrimSpace(line[i+len("error: "):])
-		}
+	switch {
+	case errors.As(err, &de):
+		return session.FirstError(de.Diags)
+	case errors.As(err, &ve):
+		return session.FirstError(ve.Diags)
+	case errors.As(err, &dl):
+		return session.FirstError(dl)
 	}
 	return err.Error()
-}
-
-// firstError is the message of the first error of a diagnostics list.
-func firstError(dl diag.List) string {
-	for _, d := range dl {
-		if d.Severity == diag.Error {
-			return d.Message
-		}
-	}
-	return dl.Error()
 }

@@ -73,16 +73,16 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 	if len(p.defaults) > 0 {
 		fmt.Fprintf(opts.io.Err, "defaults applied: %s\n", values.FormatDefaults(p.defaults))
 	}
-	if err := p.resolve(ctx, nil); err != nil {
-		return err
+	if err := p.Resolve(ctx, nil); err != nil {
+		return sessionError(opts.io, err)
 	}
-	streams := checkTargets(p.def)
-	if cd := p.def.CheckDynamic; cd != nil {
+	streams := checkTargets(p.Def)
+	if cd := p.Def.CheckDynamic; cd != nil {
 		if streams, err = checkDynamic(opts.io, cd, streams); streams == nil {
 			return err
 		}
 	}
-	ro := p.options()
+	ro := p.Options()
 	ro.MaxSlices, ro.MaxPages = 1, 1 // the first page of the first slice
 	green := opts.io.paint(false, color.FgGreen, color.Bold)
 	red := opts.io.paint(false, color.FgRed, color.Bold)

@@ -14,6 +14,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/run"
+	"connector/pkg/session"
 	"connector/pkg/template"
 )
 
@@ -120,19 +121,19 @@ func readRun(ctx context.Context, opts *readOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := p.resolve(ctx, nil); err != nil {
-		return err
+	if err := p.Resolve(ctx, nil); err != nil {
+		return sessionError(opts.io, err)
 	}
 	return readStreams(ctx, opts, p, states)
 }
 
 // readStreams reads the prepared streams and writes them in opts.format; `read` and
 // `airbyte read` share it, so both write the same messages.
-func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *stateStore) error {
-	ro := p.options()
-	ro.StateOf, ro.Now = states.of, opts.env.clock()
-	if err := states.check(ro, opts.flags.state.path, p.streams); err != nil {
-		return err
+func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *session.State) error {
+	ro := p.Options()
+	ro.StateOf, ro.Now = states.Of, opts.env.clock()
+	if err := states.Check(ro, opts.flags.state.path, p.Streams); err != nil {
+		return sessionError(opts.io, err)
 	}
 	out, err := output.NewRecordWriter(opts.io.Out, opts.format, opts.env.clock())
 	if err != nil {
@@ -148,7 +149,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	if opts.protocol {
 		out.LogStatuses()
 		// The CDK logs each retry (its backoff handler's "Caught retryable error" line).
-		p.client.OnRetry = func(r httpx.Retry) {
+		p.Client.OnRetry = func(r httpx.Retry) {
 			logf("INFO", "Caught retryable error '%s' from %s %s after %d tries. Waiting %g seconds then retrying...",
 				r.Cause, r.Method, r.URL, r.Attempt, r.Wait.Seconds())
 		}
@@ -157,7 +158,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 	for _, name := range opts.missing {
 		out.StreamStatus(name, "INCOMPLETE")
 	}
-	p.onConfigUpdate = func(config map[string]any) {
+	p.OnConfigUpdate = func(config map[string]any) {
 		if opts.configAsGiven != nil {
 			out.Control(opts.configAsGiven(config))
 			return
@@ -183,16 +184,16 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 		if cp.Message {
 			out.State(cp.Stream, cp.State, cp.Records)
 		}
-		if states.out != "" {
+		if states.Out() != "" {
 			out.Flush()
 		}
-		states.set(cp.Stream, cp.State)
+		states.Set(cp.Stream, cp.State)
 		if cp.Final {
 			// Where the stream's state now stands, once its status is written.
-			if text, ok := states.describe(cp.Stream); ok {
+			if text, ok := states.Describe(cp.Stream); ok {
 				where := ""
-				if states.out != "" {
-					where = " (saved in " + states.out + ")"
+				if states.Out() != "" {
+					where = " (saved in " + states.Out() + ")"
 				}
 				mu.Lock()
 				fmt.Fprint(opts.io.Err, opts.io.redactor.String(fmt.Sprintf("%s: state %s%s\n", cp.Stream, text, where)))
@@ -221,8 +222,8 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 			if stopErr != nil {
 				return
 			}
-			if p.budget != nil {
-				if t, ok := p.budget.Waited(res.Stream); ok {
+			if p.Budget != nil {
+				if t, ok := p.Budget.Waited(res.Stream); ok {
 					fmt.Fprintf(opts.io.Err, "note: %s: %s waited %s in total for the API budget: %s\n",
 						res.Stream, plural(t.Requests, "request"), t.Wait.Round(time.Millisecond), strings.Join(t.Policies, "; "))
 				}
@@ -283,8 +284,8 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 			}
 		},
 	}
-	run.Read(rctx, ro, p.streams, workers(opts.flags.concurrency, p.def), sequenced{output.NewSequencer(rctx, out)}, hooks)
-	if err := states.close(); err != nil {
+	run.Read(rctx, ro, p.Streams, workers(opts.flags.concurrency, p.Def), sequenced{output.NewSequencer(rctx, out)}, hooks)
+	if err := states.Close(); err != nil {
 		opts.io.printError(err)
 		if stopErr == nil && failed == 0 {
 			return &silentError{code: exitFailure}
@@ -305,10 +306,10 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *st
 			})
 			out.Flush()
 		}
-		if skipped := len(p.streams) - ended; skipped > 0 {
+		if skipped := len(p.Streams) - ended; skipped > 0 {
 			fmt.Fprintf(opts.io.Err, "--fail-fast: stopped at the first failure; %s not read\n", plural(skipped, "stream"))
-		} else if len(p.streams) > 1 {
-			fmt.Fprintf(opts.io.Err, "%d of %d streams failed\n", failed, len(p.streams))
+		} else if len(p.Streams) > 1 {
+			fmt.Fprintf(opts.io.Err, "%d of %d streams failed\n", failed, len(p.Streams))
 		}
 		return &silentError{code: exitFailure}
 	}

@@ -4,18 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"connector/pkg/diag"
 	"connector/pkg/har"
-	"connector/pkg/manifest"
-	"connector/pkg/redact"
-	"connector/pkg/state"
+	"connector/pkg/session"
 	"connector/pkg/values"
 )
 
@@ -96,167 +91,39 @@ func recordedValues(s *ioStreams, a *har.Archive, path string, spec map[string]a
 	return finishValues(s, vals, spec, assign, true)
 }
 
-// copyValues is a deep copy of the testing values.
-func copyValues(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyValues(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyValues(e)
-		}
-		return out
-	}
-	return v
-}
-
-// labelValues proposes each string of the testing values as the placeholder name of its
-// value, its key path (credentials.refresh_token), for when the value turns out secret.
-func labelValues(r *redact.Redactor, v any, path string) {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
-			labelValues(r, x[k], p)
-		}
-	case []any:
-		for i, e := range x {
-			labelValues(r, e, fmt.Sprintf("%s.%d", path, i))
-		}
-	case string:
-		r.Label(x, path)
-	}
-}
-
-// addCredentialValues registers as secrets the testing values whose key names a credential
-// (password, api_key, access_token, client_secret) or an account (username, client_id,
-// login, email), even when the specification does not say they are: a values file often
-// holds credentials of other connectors, and a recording must keep none of them.
-func addCredentialValues(r *redact.Redactor, v any, key string) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			addCredentialValues(r, e, k)
-		}
-	case []any:
-		for _, e := range x {
-			addCredentialValues(r, e, key)
-		}
-	case string:
-		if har.CredentialKey(key) || accountKey(key) {
-			r.Add(x)
-		}
-	}
-}
-
-// accountKey reports a key whose value names an account: username, client_id, login, email.
-func accountKey(key string) bool {
-	k := strings.ToLower(key)
-	for _, w := range []string{"username", "user_name", "client_id", "clientid", "login", "email"} {
-		if strings.Contains(k, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// tokenPaths are where the authenticator of def finds tokens in token and login answers,
-// for a recording to learn them first.
-func tokenPaths(a *manifest.Authenticator) []har.TokenPath {
-	if a == nil {
-		return nil
-	}
-	var out []har.TokenPath
-	switch {
-	case a.OAuth != nil:
-		out = append(out, har.TokenPath{Name: "access_token", Path: strings.Split(a.OAuth.AccessTokenName, ".")})
-		refresh := a.OAuth.RefreshTokenName
-		if a.OAuth.Updater != nil {
-			refresh = a.OAuth.Updater.RefreshTokenName
-		}
-		if refresh != "" {
-			out = append(out, har.TokenPath{Name: "refresh_token", Path: strings.Split(refresh, ".")})
-		}
-	case a.Session != nil:
-		out = append(out, har.TokenPath{Name: "session_token", Path: a.Session.TokenPath})
-	case a.Legacy != nil && a.Legacy.SessionTokenResponseKey != nil && a.Legacy.SessionTokenResponseKey.IsLiteral():
-		out = append(out, har.TokenPath{Name: "session_token", Path: []string{a.Legacy.SessionTokenResponseKey.Source()}})
-	case a.Selective != nil:
-		for _, name := range a.Selective.Names {
-			out = append(out, tokenPaths(a.Selective.Alternatives[name])...)
-		}
-	}
-	return out
-}
-
-// startRecording makes the run's client record into --record. It runs once the
-// authenticator is built, so that every secret it registered is masked in the testing
-// values the recording keeps (raw: a copy taken when they were loaded).
-func (p *prepared) startRecording(s *ioStreams, env *Env, defPath string, f *runFlags, raw map[string]any) error {
-	addCredentialValues(s.redactor, raw, "")
-	meta := &har.Meta{
-		Command:    f.command,
-		Definition: defPath,
-		Started:    env.clock()(),
-		Values:     har.MaskValues(raw, s.redactor).(map[string]any),
-		Streams:    f.streams,
-		MaxRecords: f.maxRecords,
-		MaxPages:   f.maxPages,
-		MaxSlices:  f.maxSlices,
+// recording is what a recording of the run keeps besides its exchanges: how the run was
+// asked for, and the state it starts from.
+func recording(defPath string, f *runFlags) *session.Recording {
+	r := &session.Recording{
+		Path:    f.rec.record,
+		Creator: har.Creator{Name: "connector", Version: version},
+		Meta: har.Meta{
+			Command:    f.command,
+			Definition: defPath,
+			Streams:    f.streams,
+			MaxRecords: f.maxRecords,
+			MaxPages:   f.maxPages,
+			MaxSlices:  f.maxSlices,
+		},
 	}
 	if f.prefetch > 1 {
-		meta.Prefetch = f.prefetch
+		r.Meta.Prefetch = f.prefetch
 	}
 	if f.state.path != "" {
-		if data, err := os.ReadFile(f.state.path); err == nil && json.Valid(data) {
-			meta.State = json.RawMessage(s.redactor.Placeholders(string(data)))
-		}
+		r.State, _ = os.ReadFile(f.state.path)
 	}
-	rec, err := har.Create(f.rec.record, p.client.HTTP.Transport, har.Options{
-		Creator:  har.Creator{Name: "connector", Version: version},
-		Meta:     meta,
-		Redactor: s.redactor,
-		Now:      env.clock(),
-		Tokens:   tokenPaths(p.def.Authenticator),
-	})
-	if err != nil {
-		return usagef("%v", err)
-	}
-	// No request has been made yet: the client takes the recorder from the first one on.
-	p.client.HTTP.Transport = rec
-	p.recorder = rec
-	return nil
+	return r
 }
 
 // openState opens the state of the run: --state, or for a replay without it, the state the
 // recording began with (written only to --state-out).
-func (p *prepared) openState(f stateFlags) (*stateStore, error) {
-	st, err := openState(f)
-	if err != nil || p.archive == nil || f.path != "" || len(p.archive.Log.Connector.State) == 0 {
-		return st, err
+func (p *prepared) openState(f stateFlags) (*session.State, error) {
+	files := session.StateFiles{In: f.path, Out: f.out, ReadOnly: f.readOnly}
+	if p.archive != nil {
+		files.Recorded, files.RecordedFrom = p.archive.Log.Connector.State, p.replayPath
 	}
-	file, err := state.Parse(p.replayPath, p.archive.Log.Connector.State)
-	if err != nil {
-		return nil, &invalidError{fmt.Errorf("the state recorded in %v", err)}
-	}
-	st.file = file
-	return st, nil
-}
-
-// release gives the templates of the run back the machine's clock.
-func (p *prepared) release() {
-	if p.releaseClock != nil {
-		p.releaseClock()
-		p.releaseClock = nil
-	}
+	st, err := session.OpenState(files)
+	return st, sessionError(nil, err)
 }
 
 // finish ends what prepare started around the run: it writes the recording (said on
@@ -266,18 +133,16 @@ func (p *prepared) finish(s *ioStreams, err error) error {
 	if p == nil {
 		return err
 	}
-	p.release()
-	if p.recorder != nil {
-		n, rerr := p.recorder.Close()
-		p.recorder = nil
-		if rerr != nil {
-			s.printError(fmt.Errorf("%s: %w", p.recordPath, rerr))
-			if err == nil {
-				return &silentError{code: exitFailure}
-			}
-		} else {
-			fmt.Fprintf(s.Err, "recorded %s in %s\n", plural(n, "request"), p.recordPath)
+	recording := p.Recorder != nil
+	n, rerr := p.Close()
+	switch {
+	case rerr != nil:
+		s.printError(rerr)
+		if err == nil {
+			return &silentError{code: exitFailure}
 		}
+	case recording:
+		fmt.Fprintf(s.Err, "recorded %s in %s\n", plural(n, "request"), p.recordPath)
 	}
 	if p.replay != nil && err == nil {
 		if unused := p.replay.Unused(); len(unused) > 0 {

@@ -110,10 +110,10 @@ func streamsRun(ctx context.Context, opts *streamsOptions) error {
 	case err != nil:
 		return err
 	}
-	if err := p.resolve(ctx, nil); err != nil {
-		return err
+	if err := p.Resolve(ctx, nil); err != nil {
+		return sessionError(s, err)
 	}
-	return printStreams(opts, describe(p.def, p.values.Map, len(def.Streams)))
+	return printStreams(opts, describe(p.Def, p.Values.Map, len(def.Streams)))
 }
 
 // describe describes the streams of def; those from static on were made by dynamic_streams.

@@ -140,14 +140,14 @@ func testRun(ctx context.Context, opts *testOptions) (err error) {
 		sink.abort()
 		return err
 	}
-	defer p.release()
+	defer p.Close() // a replay records nothing: Close only gives the templates their clock back
 	readErr := func() error {
 		states, err := p.openState(stateFlags{})
 		if err != nil {
 			return err
 		}
-		if err := p.resolve(ctx, nil); err != nil {
-			return err
+		if err := p.Resolve(ctx, nil); err != nil {
+			return sessionError(ro.io, err)
 		}
 		return readStreams(ctx, ro, p, states)
 	}()

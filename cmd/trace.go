@@ -97,18 +97,18 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 		return err
 	}
 	t := newTracer(opts.io, opts.format == "json")
-	p.client.Observe = t.exchange
-	if err := p.resolve(ctx, t); err != nil {
-		return err
+	p.Client.Observe = t.exchange
+	if err := p.Resolve(ctx, t); err != nil {
+		return sessionError(opts.io, err)
 	}
-	ro := p.options()
-	ro.StateOf, ro.Now = states.of, opts.env.clock()
-	if err := states.check(ro, opts.flags.state.path, p.streams); err != nil {
-		return err
+	ro := p.Options()
+	ro.StateOf, ro.Now = states.Of, opts.env.clock()
+	if err := states.Check(ro, opts.flags.state.path, p.Streams); err != nil {
+		return sessionError(opts.io, err)
 	}
 	ro.Checkpoint = func(cp run.Checkpoint) {
 		t.checkpoint(cp)
-		states.set(cp.Stream, cp.State)
+		states.Set(cp.Stream, cp.State)
 	}
 	ro.Observer = t
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
@@ -117,7 +117,7 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 	ro.ShowRecords = opts.showRecords
 	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text)) }
 	failed := 0
-	for _, s := range p.streams {
+	for _, s := range p.Streams {
 		res := run.Stream(ctx, ro, s)
 		if res.Limit.Set() && res.Err == nil {
 			fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", s.Name, res.Limit,
@@ -134,7 +134,7 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 			}
 		}
 	}
-	if err := states.close(); err != nil {
+	if err := states.Close(); err != nil {
 		opts.io.printError(err)
 		return &silentError{code: exitFailure}
 	}

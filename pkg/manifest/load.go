@@ -25,15 +25,16 @@ func Load(path string) (*Definition, diag.List) {
 // LoadContext is Load that stops as soon as ctx is done (Ctrl-C): then it returns ctx's
 // error and no definition.
 func LoadContext(ctx context.Context, path string) (*Definition, diag.List, error) {
-	src, diags := readDefinition(path)
+	src, diags := ReadFile(path)
 	if diags != nil {
 		return nil, diags, nil
 	}
 	return ParseContext(ctx, path, src)
 }
 
-// readDefinition reads a definition file of at most maxFileSize bytes.
-func readDefinition(path string) ([]byte, diag.List) {
+// ReadFile reads a definition file of at most maxFileSize bytes; a file it cannot read or
+// that is too large is a diagnostic.
+func ReadFile(path string) ([]byte, diag.List) {
 	src, err := yamlguard.ReadFile(path, maxFileSize)
 	if err == nil {
 		return src, nil
@@ -371,7 +372,7 @@ type Spec struct {
 // use components this tool does not run yet. Problems of the spec itself are reported;
 // the rest of the definition is not checked.
 func LoadSpec(path string) (*Spec, diag.List) {
-	src, diags := readDefinition(path)
+	src, diags := ReadFile(path)
 	if diags != nil {
 		return nil, diags
 	}
