@@ -3,6 +3,7 @@ module connector
 go 1.26.8
 
 require (
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/expr-lang/expr v1.17.8
 	github.com/fatih/color v1.19.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

@@ -153,22 +153,31 @@ func (g *generator) objectBody(s schema, indent int, path []string, live bool) [
 	return lines
 }
 
-// alternatives lays out a oneOf (or anyOf) of objects: the first alternative written, each
-// other commented out after it.
+// alternatives lays out a oneOf (or anyOf) of objects: one alternative written (the one
+// the default of s stands for, else the first), each other commented out after it.
 func (g *generator) alternatives(s schema, alts []schema, indent int, path []string, live bool, written map[string]bool) []string {
 	key := discriminator(alts)
+	first, _ := s.defaultKind(alts)
+	first = max(first, 0)
+	order := []int{first}
+	for i := range alts {
+		if i != first {
+			order = append(order, i)
+		}
+	}
 	var lines []string
-	for i, alt := range alts {
+	for _, i := range order {
+		alt := alts[i]
 		head := fmt.Sprintf("kind %d of %d", i+1, len(alts))
-		if i > 0 {
+		if i != first {
 			head = "or " + head
 		}
 		if key != "" {
 			v, _ := alt.fixed(key)
 			head += " (" + key + ": " + inline(v) + ")"
 		}
-		if i > 0 {
-			head += ", in place of kind 1"
+		if i != first {
+			head += fmt.Sprintf(", in place of kind %d", first+1)
 		}
 		if t := strings.TrimRight(alt.str("title"), ".:"); t != "" {
 			head += ": " + t
@@ -177,8 +186,8 @@ func (g *generator) alternatives(s schema, alts []schema, indent int, path []str
 			head += ". " + d
 		}
 		lines = append(lines, wrap(pad(indent), head)...)
-		body := g.objectBody(alt.without(written), indent, path, live && i == 0)
-		if i == 0 {
+		body := g.objectBody(alt.without(written), indent, path, live && i == first)
+		if i == first {
 			lines = append(lines, body...)
 			continue
 		}
@@ -203,20 +212,31 @@ func (g *generator) property(name string, s schema, required bool, indent int, p
 		}
 		return append(lines, pad(indent)+"# "+keyText(name)+":")
 	}
-	if v, ok := s.get("default"); ok {
-		return append(lines, key+" "+inline(v))
-	}
 	alts := s.alternatives()
+	objectKinds := len(alts) > 0 && s.objectAlternatives()
+	// active is a value laid out in lines that are not comments: a required one, or one
+	// whose default stands for one of its kinds without being a value of it.
+	active := required
+	if v, ok := s.get("default"); ok {
+		kind, asValue := 0, true
+		if objectKinds {
+			kind, asValue = s.defaultKind(alts)
+		}
+		if asValue {
+			return append(lines, key+" "+inline(v))
+		}
+		active = active || kind >= 0
+	}
 	switch {
-	case len(s.properties()) > 0 || len(alts) > 0 && s.objectAlternatives():
-		body := g.objectBody(s, indent+2, path, live && required)
+	case len(s.properties()) > 0 || objectKinds:
+		body := g.objectBody(s, indent+2, path, live && active)
 		value := []string{key}
 		if !hasValue(body) {
 			// Comments alone would make the value null: an empty object it is.
 			value = []string{key + " {}", pad(indent+2) + "# every property is optional: to set one, remove the {} above and uncomment it"}
 		}
 		value = append(value, body...)
-		if required {
+		if active {
 			return append(lines, value...)
 		}
 		return append(lines, commentOut(value, indent)...)
@@ -300,7 +320,13 @@ func facts(s schema, required bool) string {
 		parts = append(parts, "one of: "+inlineList(enum))
 	}
 	if v, ok := s.get("default"); ok {
-		parts = append(parts, "default "+inline(v))
+		text := "default " + inline(v)
+		if alts := s.alternatives(); len(alts) > 0 && s.objectAlternatives() {
+			if kind, asValue := s.defaultKind(alts); !asValue && kind >= 0 {
+				text = fmt.Sprintf("default kind %d (the specification gives the schema of that kind as the default)", kind+1)
+			}
+		}
+		parts = append(parts, text)
 	}
 	if items, ok := s.sub("items"); ok {
 		if enum := items.list("enum"); len(enum) > 0 {

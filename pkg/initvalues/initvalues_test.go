@@ -320,3 +320,70 @@ func TestInline(t *testing.T) {
 		}
 	}
 }
+
+// A oneOf's default is written as the value when it holds the discriminator value of one
+// kind. A default that is the schema of one kind (survey-sparrow's region) would match
+// every kind that leaves the discriminator optional: that kind is laid out instead, with
+// its fixed values, so that exactly one kind matches.
+func TestDefaultKind(t *testing.T) {
+	out, res, spec := generate(t, filepath.Join("testdata", "defaultkind.yaml"))
+	vals, err := values.Parse("values.yaml", []byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"region": map[string]any{"url_base": "https://api.example.com/v3"},
+		"mode":   map[string]any{"kind": "since", "days": int64(7)},
+	}
+	if !reflect.DeepEqual(vals.Map, want) {
+		t.Errorf("values\n%#v\nwant\n%#v\n%s", vals.Map, want, out)
+	}
+	if len(res.Required) != 0 {
+		t.Errorf("required %q", res.Required)
+	}
+	checkValid(t, out, spec.ConnectionSpec)
+	for _, line := range []string{
+		"# object, optional; default kind 2 (the specification gives the schema of that kind as the default);",
+		"  # kind 2 of 2 (url_base: https://api.example.com/v3): Global account",
+		"  # or kind 1 of 2 (url_base: https://eu-api.example.com/v3), in place of kind 2: EU-based account",
+		"  # url_base: https://eu-api.example.com/v3",
+	} {
+		if !slices.Contains(strings.Split(out, "\n"), line) {
+			t.Errorf("no line %q in\n%s", line, out)
+		}
+	}
+}
+
+// A default that holds no kind's discriminator value would match no kind, or several: it
+// is not written, and the kinds are laid out as for an optional value without a default.
+func TestDefaultOfNoKind(t *testing.T) {
+	kind := func(v string) *record.Object {
+		c := &record.Object{}
+		c.Set("const", v)
+		props := &record.Object{}
+		props.Set("type", c)
+		o := &record.Object{}
+		o.Set("properties", props)
+		return o
+	}
+	def := &record.Object{}
+	def.Set("other", "x")
+	mode := &record.Object{}
+	mode.Set("oneOf", []any{kind("a"), kind("b")})
+	mode.Set("default", def)
+	props := &record.Object{}
+	props.Set("mode", mode)
+	root := &record.Object{}
+	root.Set("properties", props)
+	out, _, err := Generate(root, Options{Definition: "def.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := values.Parse("values.yaml", out)
+	if err != nil || len(vals.Map) != 0 {
+		t.Errorf("values %v, %v\n%s", vals.Map, err, out)
+	}
+	if !strings.Contains(string(out), "\n# mode:\n#   # kind 1 of 2 (type: a)\n#   # string, optional; always a\n#   type: a\n") {
+		t.Errorf("kinds not laid out, commented out:\n%s", out)
+	}
+}

@@ -232,6 +232,70 @@ func discriminator(alts []schema) string {
 	return ""
 }
 
+// defaultKind reads the default of a property whose alternatives are objects: asValue is
+// whether to write the default as the value, because it holds the discriminator value of
+// one kind, or because no discriminator tells the kinds apart (there is nothing to check
+// it by). Otherwise kind is the alternative the default is a copy of, when it is one:
+// survey-sparrow's region has the schema of its "Global account" kind as its default,
+// where a value belongs, and written as it is that default would match both kinds (it
+// leaves url_base out), or none when a kind requires its discriminator. kind is -1 when
+// the default stands for no kind.
+func (s schema) defaultKind(alts []schema) (kind int, asValue bool) {
+	def, ok := s.get("default")
+	if !ok {
+		return -1, false
+	}
+	for i, a := range alts {
+		if same(def, a.o) {
+			return i, false
+		}
+	}
+	key := discriminator(alts)
+	if key == "" {
+		return -1, true
+	}
+	if o, ok := def.(*record.Object); ok {
+		if v, has := o.Get(key); has {
+			for i, a := range alts {
+				if f, _ := a.fixed(key); same(f, v) {
+					return i, true
+				}
+			}
+		}
+	}
+	return -1, false
+}
+
+// same reports whether two values of the specification are equal, whatever the order of
+// their keys.
+func same(a, b any) bool {
+	switch x := a.(type) {
+	case *record.Object:
+		y, ok := b.(*record.Object)
+		if !ok || x.Len() != y.Len() {
+			return false
+		}
+		for _, k := range x.Keys() {
+			xv, _ := x.Get(k)
+			yv, has := y.Get(k)
+			if !has || !same(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		return ok && slices.EqualFunc(x, y, same)
+	}
+	if _, ok := b.(*record.Object); ok {
+		return false
+	}
+	if _, ok := b.([]any); ok {
+		return false
+	}
+	return inline(a) == inline(b)
+}
+
 func (s schema) isSecret() bool {
 	v, _ := s.get("airbyte_secret")
 	return v == true

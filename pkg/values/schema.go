@@ -9,18 +9,16 @@ package values
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"math/big"
 	"net/url"
-	"regexp"
-	"regexp/syntax"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"connector/pkg/typo"
@@ -57,8 +55,7 @@ type schema struct {
 	exclusiveMinimum *limit
 
 	maxLength, minLength int64
-	pattern              *regexp.Regexp
-	patternText          string // the pattern as written, for messages
+	pattern              *pattern
 
 	items           *schema   // the schema of every item
 	tuple           []*schema // the schema of each position, when items is a list
@@ -84,7 +81,7 @@ type schema struct {
 }
 
 type patternSchema struct {
-	re *regexp.Regexp
+	re *pattern
 	s  *schema
 }
 
@@ -212,8 +209,7 @@ func (c *compiler) keywords(s *schema, at []string, m map[string]any) {
 	s.maxLength = c.count(at, m, "maxLength")
 	s.minLength = c.count(at, m, "minLength")
 	if raw, ok := m["pattern"]; ok {
-		s.pattern = c.regexp(child(at, "pattern"), raw)
-		s.patternText, _ = raw.(string)
+		s.pattern = c.pattern(child(at, "pattern"), raw)
 	}
 
 	if raw, ok := m["items"]; ok {
@@ -256,7 +252,7 @@ func (c *compiler) keywords(s *schema, at []string, m map[string]any) {
 		}
 		for _, k := range slices.Sorted(maps.Keys(pm)) {
 			p := child(at, "patternProperties", k)
-			if re := c.regexp(p, k); re != nil {
+			if re := c.pattern(p, k); re != nil {
 				s.patternProperties = append(s.patternProperties, patternSchema{re, c.compile(p, pm[k])})
 			}
 		}
@@ -445,84 +441,19 @@ func (c *compiler) count(at []string, m map[string]any, kw string) int64 {
 	return r.Num().Int64()
 }
 
-// regexp compiles a pattern (of pattern, or a key of patternProperties) written at at.
-// JSON Schema's patterns are ECMA-262 regular expressions; Go's regexp reads the common
-// part of that syntax, and anything else is reported rather than misread.
-func (c *compiler) regexp(at []string, raw any) *regexp.Regexp {
+// pattern compiles a pattern (of pattern, or a key of patternProperties) written at at.
+func (c *compiler) pattern(at []string, raw any) *pattern {
 	p, ok := raw.(string)
 	if !ok {
 		c.errs = append(c.errs, fmt.Sprintf("%s: must be a regular expression, got %s", where(pointer(at)), describe(raw)))
 		return nil
 	}
-	re, err := regexp.Compile(ecmaPattern(p))
+	re, err := compilePattern(p)
 	if err != nil {
-		reason := err.Error()
-		var se *syntax.Error
-		if errors.As(err, &se) {
-			reason = fmt.Sprintf("%s: `%s`", se.Code, se.Expr)
-			if se.Code == syntax.ErrInvalidPerlOp || se.Code == syntax.ErrInvalidEscape {
-				reason += "; Go's regexp has no lookaround or backreference"
-			}
-		}
-		c.errs = append(c.errs, fmt.Sprintf("%s: Go's regexp cannot compile the pattern %s (%s)", where(pointer(at)), p, reason))
+		c.errs = append(c.errs, fmt.Sprintf("%s: cannot compile the pattern %s as an ECMA-262 regular expression (%v)", where(pointer(at)), p, err))
 		return nil
 	}
 	return re
-}
-
-// ecmaSpace is ECMA-262's \s, written as the ranges of a Go character class: Go's own \s
-// is ASCII whitespace only, and ECMA-262's takes in Unicode's spaces, the line
-// separators and the byte-order mark. ecmaNonSpace is every other code point (\S).
-const (
-	ecmaSpace    = `\t-\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
-	ecmaNonSpace = `\x00-\x08\x0e-\x1f\x21-\x9f\x{a1}-\x{167f}\x{1681}-\x{1fff}\x{200b}-\x{2027}\x{202a}-\x{202e}` +
-		`\x{2030}-\x{205e}\x{2060}-\x{2fff}\x{3001}-\x{fefe}\x{ff00}-\x{10ffff}`
-)
-
-// ecmaPattern rewrites the escapes of an ECMA-262 pattern that Go's regexp reads
-// differently or not at all: \s and \S (Unicode whitespace in ECMA-262) and the control
-// escapes \cA … \cZ. The rest of the common syntax means the same in both.
-func ecmaPattern(p string) string {
-	if !strings.Contains(p, `\`) {
-		return p
-	}
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		ch := p[i]
-		switch {
-		case ch == '\\' && i+1 < len(p):
-			next := p[i+1]
-			i++
-			switch {
-			case next == 's' || next == 'S':
-				set := ecmaSpace
-				if next == 'S' {
-					set = ecmaNonSpace
-				}
-				if inClass {
-					b.WriteString(set)
-				} else {
-					b.WriteString("[" + set + "]")
-				}
-			case next == 'c' && i+1 < len(p) && ('a' <= p[i+1] && p[i+1] <= 'z' || 'A' <= p[i+1] && p[i+1] <= 'Z'):
-				fmt.Fprintf(&b, `\x%02x`, p[i+1]%32)
-				i++
-			default:
-				b.WriteByte(ch)
-				b.WriteByte(next)
-			}
-		case ch == '[':
-			inClass = true
-			b.WriteByte(ch)
-		case ch == ']':
-			inClass = false
-			b.WriteByte(ch)
-		default:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String()
 }
 
 // schemaKeywords says which keywords hold schemas, and how: "one" schema, a "list" of
@@ -771,6 +702,9 @@ type failure struct {
 	msg string
 	// hint suggests a fix, when there is a likely one.
 	hint string
+	// gaveUp marks a pattern that could not be matched in time: the value is neither
+	// accepted nor refused.
+	gaveUp bool
 }
 
 // isMissing reports a failure about a key the object lacks (whose name may be "").
@@ -799,17 +733,43 @@ const maxSteps = 1_000_000
 // checker holds what one check of the testing values shares across branches.
 type checker struct {
 	steps int
+	// backtracking is the time the patterns that only regexp2 reads have taken.
+	backtracking time.Duration
+	// gaveUp is set when a pattern took too long on a value: the check stops there, since
+	// the branches it cut short would report what is not so. kept is how many failures the
+	// check had found by then, in out.
+	gaveUp *failure
+	kept   int
+	out    *[]failure
 }
 
 // validate checks v against the schema and returns every failure, in a stable order.
 func (s *schema) validate(v any) []failure {
-	c := &checker{}
 	var out []failure
+	c := &checker{out: &out}
 	c.check(s, v, nil, &out)
+	if c.gaveUp != nil {
+		return append(out[:c.kept], *c.gaveUp)
+	}
 	if c.steps > maxSteps {
 		out = append(out, failure{msg: fmt.Sprintf("connection_specification is too complex to check these values (more than %d steps); simplify its anyOf/oneOf/$ref", maxSteps)})
 	}
 	return out
+}
+
+// match reports whether the string s at path matches p. When p gives up (see
+// pattern.matches), the check stops and reports that; match then says yes, so that no
+// other failure is made of it.
+func (c *checker) match(p *pattern, s string, path []string) bool {
+	ok, err := p.matches(s, &c.backtracking)
+	if err == nil {
+		return ok
+	}
+	if c.gaveUp == nil {
+		c.gaveUp = &failure{path: path, keyword: "pattern", gaveUp: true, msg: p.gaveUpMessage(err)}
+		c.kept = len(*c.out)
+	}
+	return true
 }
 
 // matches reports whether v passes s, without keeping why not.
@@ -821,7 +781,7 @@ func (c *checker) matches(s *schema, v any, path []string) bool {
 
 func (c *checker) check(s *schema, v any, path []string, out *[]failure) {
 	c.steps++
-	if c.steps > maxSteps {
+	if c.steps > maxSteps || c.gaveUp != nil {
 		return
 	}
 	fail := func(kw, msg string) {
@@ -851,7 +811,7 @@ func (c *checker) check(s *schema, v any, path []string, out *[]failure) {
 	}
 	switch x := v.(type) {
 	case string:
-		s.checkString(x, fail)
+		c.checkString(s, x, path, fail)
 	case []any:
 		c.checkArray(s, x, path, out, fail)
 	case map[string]any:
@@ -922,7 +882,7 @@ func (s *schema) checkNumber(v any, r *big.Rat, fail func(kw, msg string)) {
 }
 
 // checkString never puts the string in a message: testing values hold credentials.
-func (s *schema) checkString(x string, fail func(kw, msg string)) {
+func (c *checker) checkString(s *schema, x string, path []string, fail func(kw, msg string)) {
 	if s.maxLength >= 0 || s.minLength >= 0 {
 		n := int64(utf8.RuneCountInString(x))
 		if s.maxLength >= 0 && n > s.maxLength {
@@ -932,8 +892,8 @@ func (s *schema) checkString(x string, fail func(kw, msg string)) {
 			fail("minLength", fmt.Sprintf("must be at least %s, got %d", plural(s.minLength, "character"), n))
 		}
 	}
-	if s.pattern != nil && !s.pattern.MatchString(x) {
-		fail("pattern", "must match the pattern "+s.patternText)
+	if s.pattern != nil && !c.match(s.pattern, x, path) {
+		fail("pattern", "must match the pattern "+s.pattern.text)
 	}
 }
 
@@ -1012,7 +972,7 @@ func (c *checker) checkObject(s *schema, x map[string]any, path []string, out *[
 			matched = true
 		}
 		for _, pp := range s.patternProperties {
-			if pp.re.MatchString(k) {
+			if c.match(pp.re, k, at) {
 				c.check(pp.s, e, at, out)
 				matched = true
 			}
@@ -1030,7 +990,7 @@ func (c *checker) checkObject(s *schema, x map[string]any, path []string, out *[
 		}
 		if s.propertyNames != nil {
 			var why []failure
-			c.check(s.propertyNames, k, nil, &why)
+			c.check(s.propertyNames, k, at, &why)
 			if len(why) > 0 {
 				msgs := make([]string, len(why))
 				for i, f := range why {
