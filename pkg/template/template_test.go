@@ -414,6 +414,35 @@ func TestStatements(t *testing.T) {
 	}, testVars())
 }
 
+// self is Jinja's TemplateReference: its attributes and items are blocks, and a template has
+// none, so they are undefined; outputs are jinja2 3.1.6's. The CDK's
+// find_undeclared_variables does not list self, so no definition is refused for reading it,
+// and a template that renders empty gives the field's default (None when it has none).
+func TestSelf(t *testing.T) {
+	runCases(t, []evalCase{
+		{"{{ self.name }}", Undefined},
+		{"{{ self['name'] }}", Undefined},
+		{"x{{ self.name }}y", "xy"},
+		{"{{ self.name is defined }}", false},
+		{"{{ self.name | default('d') }}", "d"},
+		{"{{ self }}", "<TemplateReference None>"},
+		{"{{ self.name is undefined }}|{{ self | string }}|{{ self is defined }}|{{ not self }}", "True|<TemplateReference None>|True|False"},
+		{"{% set self = 2 %}{{ self }}", "2"},
+		{"{% for self in [3] %}{{ self }}{% endfor %}", "3"},
+	}, testVars())
+	// The template reference wins over a variable named self, as in Jinja.
+	tp, err := Compile("{{ self }}", []string{"self"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tp.Render(map[string]any{"self": int64(1)}); err != nil || got != "<TemplateReference None>" {
+		t.Errorf("with a variable self: %q, %v", got, err)
+	}
+	if tp, err := Compile("{{ self.name }}", nil); err != nil || tp.Reads("self") {
+		t.Errorf("self compiles as a variable read: %v", err)
+	}
+}
+
 func TestHeadersDuplicatesTemplate(t *testing.T) {
 	src := `{%- set headers_found = response["values"] | map(attribute="v") | list -%} {%- set headers_count = {} -%} {%- set duplicate_fields = [] -%} {%- for headerFound in headers_found -%}
     {%- if headerFound is not none -%}
