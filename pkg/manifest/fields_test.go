@@ -113,3 +113,16 @@ func TestUnknownFieldWarningHint(t *testing.T) {
 		t.Errorf("got %+v", d)
 	}
 }
+
+// greenhouse writes `name: "{{ options['name'] }}"` and `primary_key: "{{ options['primary_key'] }}"`
+// in its SimpleRetrievers. The CDK's SimpleRetriever model has neither field (pydantic drops
+// them) and create_simple_retriever takes the stream's name and primary key instead, so they
+// are never rendered: they are accepted without compiling their templates.
+func TestSimpleRetrieverNameAndPrimaryKeyAreNotTemplates(t *testing.T) {
+	src := "version: 1\nstreams:\n  - name: s\n    retriever:\n      type: SimpleRetriever\n" +
+		"      name: \"{{ options['name'] }}\"\n      primary_key: \"{{ options['primary_key'] }}\"\n" +
+		"      requester: {url_base: http://x}\n      record_selector: {extractor: {field_path: []}}\n"
+	if _, diags := Parse("d.yaml", []byte(src)); len(diags) > 0 {
+		t.Errorf("diagnostics %v", diags)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,5 +154,103 @@ func TestParseErrors(t *testing.T) {
 		"consent_url": "{{ nope }}", "access_token_url": "y"}}})
 	if err == nil || !strings.HasPrefix(err.Error(), inputSpecPath+".consent_url: ") {
 		t.Errorf("unknown variable: %v", err)
+	}
+}
+
+// advancedAuth reads spec.advanced_auth of a corpus definition as is.
+func advancedAuth(t *testing.T, name string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(testcorpus.File(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Spec struct {
+			AdvancedAuth map[string]any `yaml:"advanced_auth"`
+		}
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Spec.AdvancedAuth
+}
+
+// The templates of the flow read the user inputs that
+// oauth_user_input_from_connector_config_specification declares as top-level variables, by
+// their names there, with the testing value at their path_in_connector_config (the Airbyte
+// platform merges these inputs into the flow's variables): zendesk's `{{subdomain}}` is the
+// top-level subdomain, monday's the one under credentials.
+func TestUserInputsAreTopLevelVariables(t *testing.T) {
+	tests := []struct {
+		file                string
+		config              map[string]any
+		consent, tokenURLAt string
+	}{
+		{"zendesk-support.yaml",
+			map[string]any{"subdomain": "acme", "credentials": map[string]any{"client_id": "id", "client_secret": "sec"}},
+			"https://acme.zendesk.com/oauth/authorizations/new?response_type=code&client_id=id&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&scope=read&state=",
+			"https://acme.zendesk.com/oauth/tokens?grant_type=authorization_code&code=c-1&client_id=id&client_secret=sec&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&scope=read"},
+		{"monday.yaml",
+			map[string]any{"credentials": map[string]any{"client_id": "id", "client_secret": "sec", "subdomain": "acme"}},
+			"https://auth.monday.com/oauth2/authorize?client_id=id&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback&scope=me%3Aread+boards%3Aread+workspaces%3Aread+users%3Aread+account%3Aread+updates%3Aread+assets%3Aread+tags%3Aread+teams%3Aread&state=",
+			"https://auth.monday.com/oauth2/token?client_id=id&client_secret=sec&code=c-1&redirect_uri=http%3A%2F%2F127.0.0.1%3A1%2Fcallback"},
+	}
+	for _, tt := range tests {
+		spec, err := Parse(advancedAuth(t, tt.file))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.file, err)
+		}
+		f, err := spec.Start(tt.config, "http://127.0.0.1:1/callback")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.file, err)
+		}
+		consent, err := f.ConsentURL()
+		want := tt.consent + f.State
+		if tt.file == "monday.yaml" {
+			want += "&subdomain=acme"
+		}
+		if err != nil || consent != want {
+			t.Errorf("%s: consent URL\n got %s (%v)\nwant %s", tt.file, consent, err, want)
+		}
+		req, err := f.ExchangeRequest(context.Background(), "c-1")
+		if err != nil || req.URL.String() != tt.tokenURLAt {
+			t.Errorf("%s: token URL\n got %v (%v)\nwant %s", tt.file, req.URL, err, tt.tokenURLAt)
+		}
+	}
+	// A name that is neither a flow variable nor a declared input stays unknown.
+	_, err := Parse(map[string]any{"oauth_config_specification": map[string]any{"oauth_connector_input_specification": map[string]any{
+		"consent_url": "https://{{ subdomain }}.example/auth", "access_token_url": "https://x/token"}}})
+	if err == nil || !strings.Contains(err.Error(), "unknown variable `subdomain`") {
+		t.Errorf("undeclared input: %v", err)
+	}
+}
+
+// Every corpus definition with a declarative OAuth flow has its templates compiled by Parse.
+func TestCorpusOAuthFlowsParse(t *testing.T) {
+	n := 0
+	for _, f := range testcorpus.Definitions(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Spec struct {
+				AdvancedAuth map[string]any `yaml:"advanced_auth"`
+			}
+		}
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		cfg, _ := doc.Spec.AdvancedAuth["oauth_config_specification"].(map[string]any)
+		if _, declarative := cfg["oauth_connector_input_specification"]; !declarative {
+			continue
+		}
+		n++
+		if _, err := Parse(doc.Spec.AdvancedAuth); err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+	}
+	if n < 4 {
+		t.Errorf("only %d declarative OAuth flows in the corpus", n)
 	}
 }

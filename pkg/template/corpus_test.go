@@ -3,6 +3,7 @@ package template
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,6 +30,15 @@ var corpusRefused = map[string]string{
 	"{{ config.authorization.client_secret) }}": "syntax error in the definition itself (unbalanced parenthesis); Jinja2 refuses it too",
 }
 
+// corpusNeverRendered are fields, as Type.field, whose templates the CDK never renders, with
+// the reason. Their templates are not compiled here, and pkg/manifest does not compile them.
+var corpusNeverRendered = map[string]string{
+	"SimpleRetriever.name": "the CDK's SimpleRetriever model has no name field (pydantic drops it): " +
+		"create_simple_retriever names the retriever after its stream",
+	"SimpleRetriever.primary_key": "the CDK's SimpleRetriever model has no primary_key field (pydantic drops it): " +
+		"create_simple_retriever takes the stream's primary_key",
+}
+
 func TestCorpusTemplatesCompile(t *testing.T) {
 	files := testcorpus.Definitions(t)
 	seen := map[string]bool{}
@@ -42,13 +52,14 @@ func TestCorpusTemplatesCompile(t *testing.T) {
 		if err := yaml.Unmarshal(data, &root); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		walkScalars(&root, func(n *yaml.Node) {
+		walkTemplates(&root, corpusVars, "", func(n *yaml.Node, vars []string, field string) {
 			s := n.Value
-			if !strings.Contains(s, "{{") && !strings.Contains(s, "{%") {
+			count++
+			if _, never := corpusNeverRendered[field]; never {
+				seen[field] = true
 				return
 			}
-			count++
-			_, err := Compile(s, corpusVars)
+			_, err := Compile(s, vars)
 			if reason, refused := corpusRefused[s]; refused {
 				if err == nil {
 					t.Errorf("%s:%d: %q compiles but is listed as refused (%s)", filepath.Base(f), n.Line, s, reason)
@@ -66,9 +77,78 @@ func TestCorpusTemplatesCompile(t *testing.T) {
 			t.Errorf("refused template %q no longer appears in the corpus", s)
 		}
 	}
+	for field := range corpusNeverRendered {
+		if !seen[field] {
+			t.Errorf("no corpus template in %s, listed as never rendered", field)
+		}
+	}
 	if count < 1000 {
 		t.Errorf("only %d templates found in the corpus", count)
 	}
+}
+
+// walkTemplates calls f for each string scalar holding a template, with the variables it is
+// compiled with and the field it sits in (Type.field when its mapping has a type). The
+// templates of a declarative OAuth flow (oauth_connector_input_specification) are compiled as
+// pkg/oauthflow compiles them: they may also read the user inputs that
+// oauth_user_input_from_connector_config_specification declares, and the input
+// specification's own keys, as top-level variables.
+func walkTemplates(n *yaml.Node, vars []string, field string, f func(n *yaml.Node, vars []string, field string)) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if (n.Tag == "!!str" || n.Tag == "") && (strings.Contains(n.Value, "{{") || strings.Contains(n.Value, "{%")) {
+			f(n, vars, field)
+		}
+	case yaml.MappingNode:
+		typ := ""
+		if t := mappingValue(n, "type"); t != nil && t.Kind == yaml.ScalarNode {
+			typ = t.Value
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			walkTemplates(key, vars, "", f)
+			inner := ""
+			if typ != "" {
+				inner = typ + "." + key.Value
+			}
+			childVars := vars
+			if key.Value == "oauth_connector_input_specification" && val.Kind == yaml.MappingNode {
+				childVars = append(slices.Clip(vars), oauthUserInputs(n)...)
+				for j := 0; j < len(val.Content); j += 2 {
+					childVars = append(childVars, val.Content[j].Value)
+				}
+			}
+			walkTemplates(val, childVars, inner, f)
+		}
+	default:
+		for _, c := range n.Content {
+			walkTemplates(c, vars, field, f)
+		}
+	}
+}
+
+// oauthUserInputs are the names oauth_user_input_from_connector_config_specification declares
+// in an oauth_config_specification.
+func oauthUserInputs(cfg *yaml.Node) []string {
+	var names []string
+	if props := mappingValue(mappingValue(cfg, "oauth_user_input_from_connector_config_specification"), "properties"); props != nil {
+		for i := 0; i+1 < len(props.Content); i += 2 {
+			names = append(names, props.Content[i].Value)
+		}
+	}
+	return names
+}
+
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 func walkScalars(n *yaml.Node, f func(*yaml.Node)) {

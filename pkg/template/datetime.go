@@ -44,18 +44,48 @@ func (d dtime) String() string { return d.isoformat(" ") }
 func (d dtime) repr() string { return "'" + d.String() + "'" }
 
 func (d dtime) isoformat(sep string) string {
+	s, _ := d.isoformatSpec(sep, "auto")
+	return s
+}
+
+// isoformatSpec is Python's datetime.isoformat(sep, timespec): timespec "auto" shows the
+// microseconds only when there are some; "hours", "minutes", "seconds", "milliseconds"
+// (truncated, not rounded) and "microseconds" show the time to that unit. A date has no
+// time to show.
+func (d dtime) isoformatSpec(sep, timespec string) (string, error) {
 	if d.kind == dtDate {
-		return d.t.Format("2006-01-02")
+		return d.t.Format("2006-01-02"), nil
 	}
-	s := d.t.Format("2006-01-02") + sep + d.t.Format("15:04:05")
-	if us := d.t.Nanosecond() / 1000; us != 0 {
-		s += fmt.Sprintf(".%06d", us)
+	us := d.t.Nanosecond() / 1000
+	var clock string
+	switch timespec {
+	case "auto":
+		clock = d.t.Format("15:04:05")
+		if us != 0 {
+			clock += fmt.Sprintf(".%06d", us)
+		}
+	case "hours":
+		clock = d.t.Format("15")
+	case "minutes":
+		clock = d.t.Format("15:04")
+	case "seconds":
+		clock = d.t.Format("15:04:05")
+	case "milliseconds":
+		clock = d.t.Format("15:04:05") + fmt.Sprintf(".%03d", us/1000)
+	case "microseconds":
+		clock = d.t.Format("15:04:05") + fmt.Sprintf(".%06d", us)
+	default:
+		return "", errors.New("Unknown timespec value")
 	}
+	s := d.t.Format("2006-01-02") + sep + clock
 	if d.kind == dtAware {
 		s += offsetString(d.t, true)
 	}
-	return s
+	return s, nil
 }
+
+// weekday is Python's weekday(): Monday is 0, Sunday 6.
+func (d dtime) weekday() int64 { return int64(d.t.Weekday()+6) % 7 }
 
 func offsetString(t time.Time, colon bool) string {
 	_, off := t.Zone()

@@ -67,7 +67,7 @@ func wrap(f callFn, accessor bool) func(...any) (any, error) {
 // accessors are the functions that read a value without scanning it: a variable, an
 // attribute, a constant. Every other function may read a whole string, or build a value.
 var accessors = map[string]bool{
-	"_var": true, "_loc": true, "_k": true, "_attr": true, "_truthy": true, "_undef": true,
+	"_var": true, "_loc": true, "_k": true, "_attr": true, "_truthy": true, "_undef": true, "_self": true,
 	"_append": true, "_extend": true,
 }
 
@@ -119,6 +119,7 @@ func exprOptions() []exprlang.Option {
 			"_notin":  func(fr *frame, p []any) (any, error) { ok, err := fr.contains(p[1], p[0]); return !ok, err },
 			"_truthy": fn1(func(v any) any { return Truthy(v) }),
 			"_undef":  func(*frame, []any) (any, error) { return Undefined, nil },
+			"_self":   func(*frame, []any) (any, error) { return templateRef{}, nil },
 			"_list": func(_ *frame, p []any) (any, error) {
 				l := make([]any, len(p), len(p)+4)
 				for i, v := range p {
@@ -333,7 +334,7 @@ func newFastPath(e expr, g *gen) *fastPath {
 			e = x.x
 			continue
 		case *nameExpr:
-			if _, local := g.scope.lookup(x.name); local || !g.vars[x.name] {
+			if _, local := g.scope.lookup(x.name); local || !g.vars[x.name] || x.name == "self" {
 				return nil
 			}
 			f := &fastPath{root: x.name}
@@ -405,8 +406,12 @@ func (f *fastPath) text(vars map[string]any) ([]byte, bool) {
 
 // norm turns the int of an expr literal into the int64 templates produce.
 func norm(v any) any {
-	if i, ok := v.(int); ok {
-		return int64(i)
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case templateRef:
+		// self as a value (not read through) is the text Jinja renders for it.
+		return x.String()
 	}
 	return v
 }

@@ -146,6 +146,10 @@ func (g *gen) expr(e expr) (string, error) {
 		if slot, ok := g.scope.lookup(x.name); ok {
 			return call("_loc", strconv.Itoa(slot)), nil
 		}
+		if x.name == "self" {
+			// Jinja's own name for the template, even where a variable of that name is set.
+			return call("_self"), nil
+		}
 		if g.vars[x.name] {
 			g.reads[x.name] = true
 			return call("_var", strconv.Quote(x.name)), nil

@@ -297,6 +297,15 @@ func (p *parser) endBlock() error {
 	return err
 }
 
+// openBody ends a tag that opens a body ({% if %}, {% elif %}, {% else %}, {% for %}, a block
+// {% set %}): like Jinja's parse_statements, it takes one `:` before the `%}`, "for Python
+// compatibility" ({% for x in xs: %}, as gitlab's definition writes). A tag that closes a
+// body, or a {% set x = … %}, takes none.
+func (p *parser) openBody() error {
+	p.acceptOp(":")
+	return p.endBlock()
+}
+
 func (p *parser) parseIf() (stmt, error) {
 	s := &ifStmt{}
 	for {
@@ -304,7 +313,7 @@ func (p *parser) parseIf() (stmt, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.endBlock(); err != nil {
+		if err := p.openBody(); err != nil {
 			return nil, err
 		}
 		body, tag, _, err := p.parseBody("elif", "else", "endif")
@@ -317,7 +326,7 @@ func (p *parser) parseIf() (stmt, error) {
 		case "elif":
 			continue
 		case "else":
-			if err := p.endBlock(); err != nil {
+			if err := p.openBody(); err != nil {
 				return nil, err
 			}
 			els, _, _, err := p.parseBody("endif")
@@ -377,7 +386,7 @@ func (p *parser) parseFor(pos int) (stmt, error) {
 	if p.acceptName("recursive") {
 		return nil, &Error{Offset: p.toks[p.i-1].pos, Msg: "recursive loops are not supported"}
 	}
-	if err := p.endBlock(); err != nil {
+	if err := p.openBody(); err != nil {
 		return nil, err
 	}
 	body, tag, _, err := p.parseBody("else", "endfor")
@@ -386,7 +395,7 @@ func (p *parser) parseFor(pos int) (stmt, error) {
 	}
 	s.body = body
 	if tag == "else" {
-		if err := p.endBlock(); err != nil {
+		if err := p.openBody(); err != nil {
 			return nil, err
 		}
 		if s.els, _, _, err = p.parseBody("endfor"); err != nil {
@@ -410,8 +419,10 @@ func (p *parser) parseSet(pos int) (stmt, error) {
 		}
 		s.attr = t.val
 	}
-	if p.cur().kind == tBlockEnd && len(names) == 1 && s.attr == "" {
-		p.next()
+	if len(names) == 1 && s.attr == "" && (p.cur().kind == tBlockEnd || p.isOp(":") && p.peek().kind == tBlockEnd) {
+		if err := p.openBody(); err != nil {
+			return nil, err
+		}
 		body, _, _, err := p.parseBody("endset")
 		if err != nil {
 			return nil, err

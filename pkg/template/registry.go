@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The filters, methods, functions and tests templates may use. Each one is
@@ -399,13 +400,46 @@ func init() {
 			}
 			return strftime(d, str(a[1])), nil
 		}),
-		"isoformat": sp("sep", 0, func(a []any) (any, error) {
+		"isoformat": sp("sep,timespec", 0, func(a []any) (any, error) {
 			d, ok := asDtime(a[0])
 			if !ok {
 				return nil, fmt.Errorf("'%s' object has no attribute 'isoformat'", typeName(a[0]))
 			}
-			return d.isoformat(strArg(a, 1, "T")), nil
-		}, "T"),
+			sep, timespec := arg(a, 1, Undefined), arg(a, 2, Undefined)
+			if d.kind == dtDate {
+				if n := given(a[1:]); n > 0 {
+					return nil, fmt.Errorf("date.isoformat() takes no arguments (%d given)", n)
+				}
+				return d.isoformatSpec("", "auto")
+			}
+			if IsUndefined(sep) {
+				sep = "T"
+			}
+			if s, ok := sep.(string); !ok || utf8.RuneCountInString(s) != 1 {
+				return nil, fmt.Errorf("isoformat() argument 1 must be a unicode character, not %s", typeName(sep))
+			}
+			if IsUndefined(timespec) {
+				timespec = "auto"
+			}
+			if _, ok := timespec.(string); !ok {
+				return nil, fmt.Errorf("isoformat() argument 2 must be str, not %s", typeName(timespec))
+			}
+			return d.isoformatSpec(sep.(string), timespec.(string))
+		}, Undefined, Undefined),
+		"weekday": sp("", 0, func(a []any) (any, error) {
+			d, ok := asDtime(a[0])
+			if !ok {
+				return nil, fmt.Errorf("'%s' object has no attribute 'weekday'", typeName(a[0]))
+			}
+			return d.weekday(), nil
+		}),
+		"isoweekday": sp("", 0, func(a []any) (any, error) {
+			d, ok := asDtime(a[0])
+			if !ok {
+				return nil, fmt.Errorf("'%s' object has no attribute 'isoweekday'", typeName(a[0]))
+			}
+			return d.weekday() + 1, nil
+		}),
 		"timestamp": sp("", 0, func(a []any) (any, error) {
 			d, ok := asDtime(a[0])
 			if !ok || d.kind == dtDate {
@@ -415,7 +449,7 @@ func init() {
 		}),
 		"date": sp("", 0, func(a []any) (any, error) {
 			d, ok := asDtime(a[0])
-			if !ok {
+			if !ok || d.kind == dtDate {
 				return nil, fmt.Errorf("'%s' object has no attribute 'date'", typeName(a[0]))
 			}
 			t := d.t
@@ -426,7 +460,13 @@ func init() {
 			if !ok {
 				return nil, fmt.Errorf("'%s' object has no attribute 'total_seconds'", typeName(a[0]))
 			}
-			return float64(d.approx()) / 1e9, nil
+			if d.months != 0 {
+				// duration('P1M') is an isodate Duration, which has no total_seconds().
+				return nil, errors.New("'Duration' object has no attribute 'total_seconds'")
+			}
+			// Python counts whole microseconds: (days*86400 + seconds)*10**6 + microseconds,
+			// over 10**6.
+			return float64(d.d/time.Microsecond) / 1e6, nil
 		}),
 		"append": impure(sp("item", 1, nil)),
 		"extend": impure(sp("items", 1, nil)),
@@ -736,6 +776,17 @@ func init() {
 			return re.MatchString(str(v)), nil
 		}},
 	}
+}
+
+// given counts the arguments a call wrote: those left out are Undefined.
+func given(args []any) int {
+	n := 0
+	for _, a := range args {
+		if !IsUndefined(a) {
+			n++
+		}
+	}
+	return n
 }
 
 func hasAffix(a []any, f func(string, string) bool) (any, error) {

@@ -782,3 +782,11 @@ func (l *loopInfo) attr(name string) any {
 
 // namespace is the mutable object namespace() returns.
 type namespace struct{ m map[string]any }
+
+// templateRef is Jinja's `self`, a TemplateReference: it gives the template's blocks by name.
+// Templates here have no blocks, so each attribute or item of it is undefined, as Jinja
+// yields for an unknown block ({{ self.name }} renders empty; the CDK then falls back to the
+// field's default). Written as a value, it is the text Jinja renders.
+type templateRef struct{}
+
+func (templateRef) String() string { return "<TemplateReference None>" }

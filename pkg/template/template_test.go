@@ -414,6 +414,65 @@ func TestStatements(t *testing.T) {
 	}, testVars())
 }
 
+// Jinja takes one `:` before the %} of a tag that opens a body, "for Python compatibility"
+// (jinja2 3.1 Parser.parse_statements); outputs are jinja2 3.1.6's.
+func TestColonBeforeABody(t *testing.T) {
+	vars := testVars()
+	vars["record"] = map[string]any{"projects": []any{map[string]any{"id": int64(1), "path_with_namespace": "a/b", "x": int64(2)}}}
+	runCases(t, []evalCase{
+		// gitlab.yaml's record transformation.
+		{"{% set projects = [] %}\n{% for project in (record.get('projects') or []): %}\n{% set _ = projects.append({'id': project['id'], 'path_with_namespace': project['path_with_namespace']}) %}\n{% endfor %}\n{{ projects }}\n",
+			"\n\n\n\n[{'id': 1, 'path_with_namespace': 'a/b'}]"},
+		{"{% if config.zero: %}a{% elif config.n: %}b{% else: %}c{% endif %}", "b"},
+		{"{% for x in config.ids: %}{{ x }}{% else: %}e{% endfor %}", "ab"},
+		{"{% for x in config.ids if x != 'a': %}{{ x }}{% endfor %}", "b"},
+		{"{% set x: %}v{% endset %}{{ x }}", "v"},
+		{"{% if config.n :%}a{% endif %}", "a"},
+	}, vars)
+	for _, c := range []struct{ src, msg string }{
+		// Jinja: expected token 'end of statement block', got ':'.
+		{"{% if config.n:: %}{% endif %}", "unexpected `:`, expected `%}`"},
+		{"{% set x = 1: %}", "unexpected `:`, expected `%}`"},
+		{"{% for x in config.ids %}{% endfor: %}", "unexpected `:`, expected `%}`"},
+		// Jinja: expected token 'end of print statement', got ':'.
+		{"{{ config.n: }}", "unexpected `:`, expected `}}`"},
+	} {
+		var e *Error
+		if _, err := Compile(c.src, allVars); !errors.As(err, &e) || e.Msg != c.msg {
+			t.Errorf("Compile(%q) = %v, want %q", c.src, err, c.msg)
+		}
+	}
+}
+
+// self is Jinja's TemplateReference: its attributes and items are blocks, and a template has
+// none, so they are undefined; outputs are jinja2 3.1.6's. The CDK's
+// find_undeclared_variables does not list self, so no definition is refused for reading it,
+// and a template that renders empty gives the field's default (None when it has none).
+func TestSelf(t *testing.T) {
+	runCases(t, []evalCase{
+		{"{{ self.name }}", Undefined},
+		{"{{ self['name'] }}", Undefined},
+		{"x{{ self.name }}y", "xy"},
+		{"{{ self.name is defined }}", false},
+		{"{{ self.name | default('d') }}", "d"},
+		{"{{ self }}", "<TemplateReference None>"},
+		{"{{ self.name is undefined }}|{{ self | string }}|{{ self is defined }}|{{ not self }}", "True|<TemplateReference None>|True|False"},
+		{"{% set self = 2 %}{{ self }}", "2"},
+		{"{% for self in [3] %}{{ self }}{% endfor %}", "3"},
+	}, testVars())
+	// The template reference wins over a variable named self, as in Jinja.
+	tp, err := Compile("{{ self }}", []string{"self"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tp.Render(map[string]any{"self": int64(1)}); err != nil || got != "<TemplateReference None>" {
+		t.Errorf("with a variable self: %q, %v", got, err)
+	}
+	if tp, err := Compile("{{ self.name }}", nil); err != nil || tp.Reads("self") {
+		t.Errorf("self compiles as a variable read: %v", err)
+	}
+}
+
 func TestHeadersDuplicatesTemplate(t *testing.T) {
 	src := `{%- set headers_found = response["values"] | map(attribute="v") | list -%} {%- set headers_count = {} -%} {%- set duplicate_fields = [] -%} {%- for headerFound in headers_found -%}
     {%- if headerFound is not none -%}

@@ -486,6 +486,8 @@ func typeName(v any) string {
 		return "LoopContext"
 	case *namespace:
 		return "Namespace"
+	case templateRef:
+		return "TemplateReference"
 	case Mapping:
 		return "dict"
 	}
