@@ -47,7 +47,7 @@ func dynamicRun(t *testing.T, args ...string) (cliResult, string) {
 // and config: discover lists table_books, table_authors, table_events, table_reviews,
 // few_events, more_reviews, and a read of all six gives the same 2500 records (compared
 // sorted, in envelope form). The first request of each stream carries offset=0, which the
-// CDK leaves out (SPEC section 10).
+// CDK leaves out.
 func TestDynamicStreamsRead(t *testing.T) {
 	res, log := dynamicRun(t, "read", "--stream", "table_authors", "--stream", "few_events", "--max-pages", "2", "--format", "envelope")
 	if res.Code != 0 {

@@ -12,7 +12,7 @@ import (
 
 // The bodies and records of these tests are those of a comparison with the Airbyte CDK 7.28.2
 // (run-cdk on the same definition against a server answering the same bytes): the records
-// are what the CDK emits, except that JSON lines keep the API's own text (SPEC section 1: a
+// are what the CDK emits, except that JSON lines keep the API's own text (a
 // record without transformations is written as received; the CDK re-encodes "\u00e9" as "é").
 
 const e2eJSONLBody = "{\"id\":1,\"name\":\"Zoë\",\"tags\":[\"a\",\"b\"],\"nested\":{\"x\":null,\"y\":true}}\n" +

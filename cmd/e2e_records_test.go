@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestE2EExtractor checks which records `read` takes out of a response body (SPEC 2.2
+// TestE2EExtractor checks which records `read` takes out of a response body
 // DpathExtractor and RecordFilter) and that they are written byte for byte.
 func TestE2EExtractor(t *testing.T) {
 	t.Parallel()

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestE2ERequestOptions checks how a requester becomes a request (SPEC 2.3): the URL, the
+// TestE2ERequestOptions checks how a requester becomes a request: the URL, the
 // templated parameters, headers and bodies, and the entries that are dropped.
 func TestE2ERequestOptions(t *testing.T) {
 	t.Parallel()

@@ -157,7 +157,7 @@ func TestE2EReadStreams(t *testing.T) {
 }
 
 // TestE2EResponseFailures checks that a body that is not JSON and an HTTP error status fail
-// the stream with a message naming the stream, the URL and the status (SPEC 7).
+// the stream with a message naming the stream, the URL and the status.
 func TestE2EResponseFailures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

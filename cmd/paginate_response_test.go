@@ -9,11 +9,11 @@ import (
 	"connector/internal/testcorpus"
 )
 
-// SPEC 11.4 on the real xkcd definition: with an array body, `response` is the array's
+// The real xkcd definition: with an array body, `response` is the array's
 // first element ({} when empty), so `{{ not response.get("num", {}) }}` stops cleanly after
 // the empty page. The CDK 7.28.2 on the same answers emits the same record and stops after
-// the second request too (it sends it to /6/info.0.json: SPEC 6.3 resolves the relative
-// cursor against the previous URL).
+// the second request too (it sends it to /6/info.0.json: the relative cursor is
+// resolved against the previous URL).
 func TestCursorResponseIsFirstElementOfArrayBody(t *testing.T) {
 	t.Parallel()
 	src, err := os.ReadFile(testcorpus.File(t, "xkcd.yaml"))

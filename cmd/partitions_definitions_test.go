@@ -15,7 +15,7 @@ import (
 // id, in order) and the number of data requests. Checked against the CDK 7.28.2 (the two
 // definitions as they are, --stream author_books, concurrency 1): the same records in the
 // same order and the same requests, but for the first page's page=1 / offset=0 that the
-// CDK leaves out (SPEC section 10).
+// CDK leaves out.
 func TestPartitionDefinitionsReadTheDemoAPI(t *testing.T) {
 	var authorBooks []int // the books of authors 1 to 250 in author order
 	for a := 1; a <= demoapi.DefaultRecords; a++ {

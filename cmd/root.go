@@ -18,7 +18,7 @@ import (
 	"connector/pkg/typo"
 )
 
-// Exit codes (SPEC section 1).
+// Exit codes.
 const (
 	exitOK          = 0
 	exitFailure     = 1

@@ -14,7 +14,7 @@ import (
 // replace_record and "*"; a chain) — against a server answering body.json, and compares
 // stdout with expected.jsonl byte for byte. expected.jsonl was checked against the Airbyte
 // CDK 7.28.2 reading the same definition and body: the same records, values and key order,
-// except where SPEC 11.3 decides otherwise (numbers keep the API's spelling, 1.50 and
+// except where our product rules differ (numbers keep the API's spelling, 1.50 and
 // -1e20, where the CDK writes 1.5 and -1e+20; KeysToLower keeps the key order, where the
 // CDK's follows Python's set iteration).
 func TestTransformationsMatchTheCDK(t *testing.T) {

@@ -20,7 +20,7 @@ var (
 	cursorVars = []string{"config", "parameters", "response", "headers", "last_records", "last_record",
 		"last_page_size", "next_page_token", "stream_slice", "stream_partition", "stream_interval", "stream_state"}
 	// cdkCursorVars are the variables the CDK 7 gives CursorPagination's cursor_value and
-	// stop_condition (CursorPaginationStrategy.next_page_token); connector gives more (SPEC 6.3).
+	// stop_condition (CursorPaginationStrategy.next_page_token); connector gives more.
 	cdkCursorVars = []string{"config", "parameters", "response", "headers", "last_record", "last_page_size"}
 	sizeVars      = []string{"config", "parameters"}
 	fieldPathVars = []string{"config", "parameters", "stream_slice", "stream_partition", "stream_interval"}

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 const corpusGolden = "testdata/corpus.golden"
 
 // seedRules are the stated refusals: the rules some corpus definitions break on purpose, and
-// Python code, which connector never runs (SPEC 11.5).
+// Python code, which connector never runs.
 var seedRules = map[string]bool{
 	diag.CodeCredentialLiteral:   true,
 	diag.CodeMixedAuthenticators: true,

@@ -10,7 +10,7 @@ import (
 	"connector/pkg/yamlguard"
 )
 
-// Limits of a definition (SPEC 11.8). Within them a definition loads in bounded time and
+// Limits of a definition. Within them a definition loads in bounded time and
 // memory, whatever aliases, references and parameters it uses; beyond them it is refused
 // with a diagnostic at the place where the limit ran out. Each is at least ten times what
 // the largest definitions of the corpus need (TestLimitsAreFarAboveTheCorpus): 1.2 MiB,

@@ -10,7 +10,7 @@ import (
 )
 
 // TestPythonComponents checks that every component that runs Python in the CDK is refused
-// with the code python-component, at its position, with a hint naming the class (SPEC 11.5),
+// with the code python-component, at its position, with a hint naming the class,
 // wherever it is written — also inside a value this tool does not read yet.
 func TestPythonComponents(t *testing.T) {
 	type want struct{ at, msg, hint, component string }

@@ -1,7 +1,7 @@
 // Package oauthflow runs the declarative OAuth 2.0 authorization-code flow that a definition
 // describes in spec.advanced_auth: it renders the consent URL, receives the provider's
 // redirect on a local callback, exchanges the code at the token endpoint and maps the token
-// response to paths in the testing values (SPEC section 5.3).
+// response to paths in the testing values.
 package oauthflow
 
 import (

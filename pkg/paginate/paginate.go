@@ -473,7 +473,7 @@ func (p *Paginator) WithStrategy(s Strategy) *Paginator {
 }
 
 // Response is what pagination templates see as `response` for a decoded body: what the
-// CDK's decoder yields first (SPEC 11.4). For a top-level array that is its first element,
+// CDK's decoder yields first. For a top-level array that is its first element,
 // or an empty mapping when the array is empty, so that `response.get("num", {})` works on
 // an array body; any other body is itself.
 func Response(body any) any {

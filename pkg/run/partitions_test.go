@@ -383,7 +383,7 @@ func TestZeroPartitions(t *testing.T) {
 // child needs its partitions, so the requests interleave. The child's templates see its
 // partition, parent_slice (the parent record's own partition, itself with a parent_slice)
 // and extra_fields keyed by the joined path, none for a path the record lacks; a template
-// rendering none drops its parameter (SPEC 11.1; the CDK sends the text None). A record
+// rendering none drops its parameter (the CDK sends the text None). A record
 // without the parent key (nested: meta/pid) gives no partition and is counted. Checked
 // against the CDK (same requests per stream, same records; the CDK sends missing=None and
 // deep=None where connector leaves them out).

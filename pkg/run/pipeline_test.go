@@ -92,7 +92,7 @@ func TestGuessesAreCheckedByTheReadLoop(t *testing.T) {
 }
 
 // TestRepeatedTokenStopsTheSlice: an API that returns the same cursor twice in a row fails
-// the stream on that page (SPEC 6.5) instead of looping; the trace event carries the error
+// the stream on that page instead of looping; the trace event carries the error
 // and the repeated token.
 func TestRepeatedTokenStopsTheSlice(t *testing.T) {
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -354,7 +354,7 @@ streams:
 }
 
 // TestOAuthRenewsOnceOn401: a 401 on a data request of an OAuth stream fetches a new token
-// and sends the same request once more with it (SPEC section 10).
+// and sends the same request once more with it.
 func TestOAuthRenewsOnceOn401(t *testing.T) {
 	var tokens int
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

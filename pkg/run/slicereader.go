@@ -169,7 +169,7 @@ func (r *sliceReader) lazyPage(body []byte) (*fetched, error) {
 		resp: &httpx.Response{Status: 200, Body: body}}, nil
 }
 
-// repeatGuard stops a slice whose API returns the same page token twice in a row (SPEC 6.5).
+// repeatGuard stops a slice whose API returns the same page token twice in a row.
 type repeatGuard struct {
 	last string
 	seen bool

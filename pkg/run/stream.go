@@ -127,7 +127,11 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 			st.depth, st.speculate = n, true
 		}
 	}
-	st.overlap = o.Overlap && st.predictor != nil && !resetsAfterRecords(s) && st.qp == nil
+	// The early request goes out only where the record count alone decides the next page:
+	// not where a reset may follow a number of records, nor in a data feed, whose page ends
+	// the read by the cursor value of its last record.
+	st.overlap = o.Overlap && st.predictor != nil && !resetsAfterRecords(s) && st.qp == nil &&
+		(st.cursor == nil || !st.cursor.DataFeed())
 	if st.overlap {
 		// The page counted and waiting to be handed over, and the one after it in flight:
 		// at most two bodies in memory beyond the page being handled, at most two
@@ -195,7 +199,7 @@ func wants(s *manifest.Stream) extract.Want {
 }
 
 // send sends a data request; a 401 on an OAuth data request renews the token and tries
-// once more (SPEC section 10).
+// once more.
 func (st *stream) send(ctx context.Context, req *httpx.Request) (*httpx.Response, error) {
 	resp, err := st.o.Client.Do(ctx, req)
 	var se *httpx.StatusError

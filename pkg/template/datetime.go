@@ -75,6 +75,7 @@ func (d dtime) isoformatSpec(sep, timespec string) (string, error) {
 	case "microseconds":
 		clock = d.t.Format("15:04:05") + fmt.Sprintf(".%06d", us)
 	default:
+		//lint:ignore ST1005 Python's own message, word for word
 		return "", errors.New("Unknown timespec value")
 	}
 	s := d.t.Format("2006-01-02") + sep + clock

@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// Limits of a template (SPEC 11.8), so that no template can crash the tool, hang it or
+// Limits of a template, so that no template can crash the tool, hang it or
 // make it eat memory. The largest template of the corpus is 782 bytes with 13 tags and 149
 // tokens, nested one block deep.
 const (

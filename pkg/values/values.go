@@ -34,7 +34,7 @@ type Values struct {
 	overridden map[string]bool
 }
 
-// Limits of a testing values file (SPEC 11.8): a file beyond them is refused with a
+// Limits of a testing values file: a file beyond them is refused with a
 // diagnostic, before it can take the time or the memory of the tool.
 const (
 	// maxFileSize is the size of the file (or of what stdin gives).
