@@ -16,6 +16,31 @@ func TestJoinURL(t *testing.T) {
 		{"https://api.test/v1?key=a&x=1", "/items", "https://api.test/v1/items?key=a&x=1"},
 		{"https://api.test/v1", "https://other.test/next?page=2", "https://other.test/next?page=2"},
 		{"https://api.test/v1", "http://other.test", "http://other.test"},
+		{"https://api.test/v1?key=a", "items?page=2", "https://api.test/v1/items?page=2&key=a"},
+		// What the CDK 7.28.2 requests for the same url_base and path: Python's
+		// urljoin(url_base.rstrip-less + "/", path.lstrip("/")), printed by python3.11.
+		{"https://api.example.com", "items", "https://api.example.com/items"},
+		{"https://api.example.com/", "/items", "https://api.example.com/items"},
+		{"https://api.example.com/v1", "items", "https://api.example.com/v1/items"},
+		{"https://api.example.com/v1/", "/items", "https://api.example.com/v1/items"},
+		{"https://api.paperform.co//v1", "forms", "https://api.paperform.co/v1/forms"},
+		{"https://api-ssl.bitly.com", "/v4/groups//g1/bitlinks", "https://api-ssl.bitly.com/v4/groups/g1/bitlinks"},
+		{"https://x.com/api", "https://y.com/z", "https://y.com/z"},
+		{"https://x.com/api", "//other.com/p", "https://x.com/api/other.com/p"},
+		{"https://x.com/api", "", "https://x.com/api"},
+		{"https://x.com/api/", "", "https://x.com/api/"},
+		{"https://x.com/a/b", "../c", "https://x.com/a/c"},
+		{"https://x.com/a/b", "./c/.", "https://x.com/a/b/c/"},
+		{"https://x.com/a", "c/..", "https://x.com/a/"},
+		{"https://x.com/a", "items?x=1&y=2", "https://x.com/a/items?x=1&y=2"},
+		{"https://x.com/a", "?q=1", "https://x.com/a/?q=1"},
+		{"https://x.com", "a/b/", "https://x.com/a/b/"},
+		{"http://127.0.0.1:8787/v1/public", "books", "http://127.0.0.1:8787/v1/public/books"},
+		{"https://x.com/a", "c/../../../d", "https://x.com/d"},
+		{"https://x.com/a", "x:y", "x:y"},
+		{"https://x.com/a", "http:relative", "http:relative"},
+		{"https://x.com/a", "https:relative", "https://x.com/a/relative"},
+		{"https://x.com/a", "items#frag", "https://x.com/a/items#frag"},
 	} {
 		if got := JoinURL(tt.base, tt.path); got != tt.want {
 			t.Errorf("JoinURL(%q, %q) = %q, want %q", tt.base, tt.path, got, tt.want)

@@ -114,20 +114,111 @@ func requestURL(q *manifest.Requester, scope *Scope) (string, error) {
 	return JoinURL(base, path), nil
 }
 
-// JoinURL joins url_base and path with exactly one slash; a path that is a full URL is used
-// as is, and a query string on url_base stays at the end.
+// JoinURL joins url_base and path as the CDK's HttpRequester does: the path without its
+// leading slashes, resolved against url_base with a trailing slash by the rules of Python's
+// urljoin (RFC 3986 resolution, "." and ".." segments resolved, empty segments dropped, a
+// path with a scheme of its own taken as it is). An empty path leaves url_base as it is.
+// One difference, ours: a query string on url_base stays on the URL (the CDK's join drops it
+// with the base's last segment).
 func JoinURL(base, path string) string {
+	path = strings.TrimLeft(path, "/")
 	if path == "" {
 		return base
 	}
-	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
-		return path
-	}
 	query := ""
 	if i := strings.IndexByte(base, '?'); i >= 0 {
-		base, query = base[:i], base[i:]
+		base, query = base[:i], base[i+1:]
 	}
-	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/") + query
+	if !strings.HasSuffix(base, "/") {
+		base += "/"
+	}
+	joined := urljoin(base, path)
+	switch {
+	case query == "":
+		return joined
+	case strings.Contains(joined, "?"):
+		return joined + "&" + query
+	}
+	return joined + "?" + query
+}
+
+// urljoin resolves ref, a reference without a leading slash, against base, an absolute URL
+// whose path ends with a slash, as Python 3's urllib.parse.urljoin does.
+func urljoin(base, ref string) string {
+	if scheme, rest, ok := splitScheme(ref); ok {
+		bscheme, _, _ := splitScheme(base)
+		if !strings.EqualFold(scheme, bscheme) || strings.HasPrefix(rest, "//") {
+			return ref // another scheme, or a network location of its own
+		}
+		ref = rest
+	}
+	// base = scheme://netloc/path[?query][#fragment]
+	origin, bpath := base, "/"
+	if i := strings.Index(base, "://"); i >= 0 {
+		if j := strings.IndexAny(base[i+3:], "/?#"); j >= 0 {
+			origin, bpath = base[:i+3+j], base[i+3+j:]
+		} else {
+			origin, bpath = base, ""
+		}
+	}
+	if j := strings.IndexAny(bpath, "?#"); j >= 0 {
+		bpath = bpath[:j]
+	}
+	rpath, tail := ref, ""
+	if j := strings.IndexAny(ref, "?#"); j >= 0 {
+		rpath, tail = ref[:j], ref[j:]
+	}
+	if rpath == "" {
+		return origin + bpath + tail
+	}
+	baseParts := strings.Split(bpath, "/")
+	if baseParts[len(baseParts)-1] != "" {
+		baseParts = baseParts[:len(baseParts)-1] // the last segment is not a folder
+	}
+	segments := append(baseParts, strings.Split(rpath, "/")...)
+	kept := segments[:1]
+	for _, s := range segments[1 : len(segments)-1] {
+		if s != "" {
+			kept = append(kept, s)
+		}
+	}
+	segments = append(kept, segments[len(segments)-1])
+	var resolved []string
+	for _, s := range segments {
+		switch s {
+		case "..":
+			if len(resolved) > 0 {
+				resolved = resolved[:len(resolved)-1]
+			}
+		case ".":
+		default:
+			resolved = append(resolved, s)
+		}
+	}
+	if last := segments[len(segments)-1]; last == "." || last == ".." {
+		resolved = append(resolved, "")
+	}
+	p := strings.Join(resolved, "/")
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // urlunparse's slash between a network location and its path
+	}
+	return origin + p + tail
+}
+
+// splitScheme splits "scheme:rest" when ref starts with a URL scheme (a letter, then
+// letters, digits, "+", "-" or ".").
+func splitScheme(ref string) (scheme, rest string, ok bool) {
+	i := strings.IndexByte(ref, ':')
+	if i <= 0 {
+		return "", ref, false
+	}
+	for k, c := range ref[:i] {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (k == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return "", ref, false
+		}
+	}
+	return ref[:i], ref[i+1:], true
 }
 
 // eachOption renders a request option tree and calls set for each top-level entry whose value
