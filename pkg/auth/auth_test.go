@@ -111,6 +111,13 @@ func TestStaticAuthenticators(t *testing.T) {
     api_token: "{{ config.token }}"
     inject_into: {type: RequestOption, inject_into: header, field_name: "{{ config.where }}"}`, "ApiKeyAuthenticator", "https://api.test/data",
 			http.Header{"X-Key": {"tok-123"}}, "alice pw:é 1 ****"},
+		{"OAuth without token_refresh_endpoint: access_token_value as a bearer token, as the CDK's access token flow (ticktick)", `
+    type: OAuthAuthenticator
+    client_id: "{{ config.user }}"
+    client_secret: "{{ config.nope) }}"
+    grant_type: client_credentials
+    access_token_value: "{{ config.token }}"`, "OAuthAuthenticator", "https://api.test/data",
+			http.Header{"Authorization": {"Bearer tok-123"}}, "alice pw:é 1 ****"},
 		{"an API key in the query", `
     type: ApiKeyAuthenticator
     api_token: "{{ config.token }}"
@@ -175,6 +182,12 @@ func TestAuthenticatorConfigErrors(t *testing.T) {
     client_secret: "{{ config.secret }}"
     refresh_token: "{{ config.refresh }}"`, map[string]any{"id": "cid", "secret": "csecret"},
 			"the OAuth grant type refresh_token needs a refresh token, but refresh_token ({{ config.refresh }}) is empty in the testing values; set it, or use grant_type client_credentials", false},
+		{"an empty access token in the access token flow", `
+    type: OAuthAuthenticator
+    client_id: "{{ config.id }}"
+    client_secret: "{{ config.secret }}"
+    access_token_value: "{{ config.access }}"`, map[string]any{"id": "cid", "secret": "csecret"},
+			"OAuthAuthenticator has no token_refresh_endpoint, so access_token_value ({{ config.access }}) is the token, and it is empty in the testing values; set it", false},
 		{"a stored expiry that is not a date", `
     type: OAuthAuthenticator
     token_refresh_endpoint: https://auth.test/token

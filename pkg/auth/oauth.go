@@ -48,8 +48,21 @@ type oauth struct {
 
 func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenticator, error) {
 	d := a.OAuth
-	o := &oauth{env: env, def: d, grant: "refresh_token"}
 	render := renderer{typ: a.Type, vars: vars, trim: true}.render
+	if d.TokenRefreshEndpoint == nil {
+		// The access token flow: the token as the testing values give it, never refreshed.
+		tok, err := render(d.AccessTokenValue, "access_token_value")
+		if err != nil {
+			return nil, err
+		}
+		if tok == "" {
+			return nil, &ConfigError{Msg: fmt.Sprintf("%s has no token_refresh_endpoint, so access_token_value (%s) is the token, and it is empty in the testing values; set it",
+				a.Type, sourceOf(d.AccessTokenValue))}
+		}
+		env.secret(tok)
+		return accessToken{bearer{token: tok}}, nil
+	}
+	o := &oauth{env: env, def: d, grant: "refresh_token"}
 	var err error
 	if o.endpoint, err = render(d.TokenRefreshEndpoint, "token_refresh_endpoint"); err != nil {
 		return nil, err
@@ -130,6 +143,11 @@ func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenti
 	}
 	return o, nil
 }
+
+// accessToken is an OAuthAuthenticator in the access token flow: a bearer token.
+type accessToken struct{ bearer }
+
+func (accessToken) Name() string { return manifest.OAuthAuth }
 
 // loadInitial takes the access token the testing values already hold, when its expiry is
 // still in the future: the refresh_token_updater paths first, then access_token_value and

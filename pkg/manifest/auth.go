@@ -153,6 +153,17 @@ func (l *loader) oauth(c *comp) *OAuth {
 		GrantTypeName:         l.plainString(c, "grant_type_name", "grant_type"),
 		TokenExpiryDateFormat: l.plainString(c, "token_expiry_date_format", ""),
 	}
+	if c.get("token_refresh_endpoint") == nil && c.get("access_token_value") != nil {
+		// The access token flow: the CDK sends access_token_value as a bearer token and never
+		// renders another field (ticktick.yaml), though it wants the client credentials
+		// written.
+		l.credential(l.stringTemplate(c, "access_token_value", authVars, &o.AccessTokenValue), "the access token (`access_token_value`)", "access_token", false)
+		profile, _ := l.boolField(c, "use_profile_assertion")
+		if !profile && (c.get("client_id") == nil || c.get("client_secret") == nil) {
+			l.at(c.n, c.path, diag.CodeMissingField, "OAuthAuthenticator needs both `client_id` and `client_secret`, as the Airbyte CDK does, even when it sends `access_token_value` without a `token_refresh_endpoint`", "")
+		}
+		return o
+	}
 	if c.require("token_refresh_endpoint") != nil {
 		l.stringTemplate(c, "token_refresh_endpoint", authVars, &o.TokenRefreshEndpoint)
 	}

@@ -206,6 +206,9 @@ type Authenticator struct {
 
 // OAuth is the partial (refresh-based) OAuthAuthenticator.
 type OAuth struct {
+	// TokenRefreshEndpoint is nil in the access token flow: no endpoint, and an
+	// access_token_value sent as a bearer token as it is, never refreshed (the CDK's
+	// _is_access_token_flow); the flow reads no other field.
 	TokenRefreshEndpoint *template.Template
 	ClientID             *template.Template
 	ClientSecret         *template.Template
