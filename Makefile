@@ -19,7 +19,7 @@ help: ## list the targets
 build: ## build ./connector, its version from git describe
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
 
-test: fmt-check vet staticcheck unit ## gofmt check, go vet, staticcheck, go test -race
+test: fmt-check vet staticcheck unit ## gofmt check, go vet, staticcheck, go test -race, the corpus tests without -race
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -32,8 +32,11 @@ staticcheck:
 	@test -x $(GOBIN)/staticcheck || $(GO) install $(STATICCHECK)
 	$(GOBIN)/staticcheck ./...
 
+# The race detector runs every test but those that walk the shared corpus (hundreds of
+# definitions loaded one by one, nothing concurrent): those run once more without it.
 unit:
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run Corpus ./...
 
 demo: export DEMO_ADDR := $(DEMO_ADDR)
 demo: build ## start the demo API, read an example definition to stdout, stop the API
@@ -63,7 +66,7 @@ bench: build ## time connector against a local generator API and a raw-fetch bas
 bench-go: ## run the Go micro-benchmarks (go test -bench)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
-corpus: build ## validate the 60 real definitions and classify the results
+corpus: build ## validate the real definitions of ../shared/corpus and classify the results
 	python3 ../shared/tools/corpus-report --bin $(BIN)
 
 clean:

@@ -39,8 +39,16 @@ func File(tb testing.TB, name string) string {
 }
 
 // Definitions returns the paths of every definition (*.yaml) of the corpus, sorted.
+//
+// Under the race detector the test is skipped: walking the corpus loads hundreds of
+// definitions one after the other, which the detector slows ten times and has nothing to
+// check in; `make test` runs every corpus test (their names hold "Corpus") once more
+// without it, and that run reads the whole corpus.
 func Definitions(tb testing.TB) []string {
 	tb.Helper()
+	if raceDetector {
+		tb.Skip("skipped under the race detector: the corpus is read by `go test -run Corpus` without -race (make test runs both)")
+	}
 	dir := Dir(tb)
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
