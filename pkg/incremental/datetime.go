@@ -124,6 +124,9 @@ func minMax(d *manifest.DatetimeValue, cursorFormat string, vars map[string]any,
 		if text == "" && name != "datetime" {
 			return time.Time{}, false, nil
 		}
+		// As the CDK reads it: str() of the rendered text read as a Python literal, so that
+		// a template that renders "2026-09-27" in quotes gives the date (amazon-ads.yaml).
+		text = template.LiteralText(text)
 		v, err := template.ParseTime(text, format)
 		if err != nil {
 			return time.Time{}, false, fmt.Errorf("%s %s %q does not match the format %q: %v", field, name, text, format, err)

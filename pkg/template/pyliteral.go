@@ -32,6 +32,17 @@ func LiteralEval(text string) (any, error) {
 	return v, nil
 }
 
+// LiteralText is str() of what the CDK's InterpolatedString.eval gives for a rendered
+// text: the text read as a Python literal when it is one ("\"2026-09-27\"" is 2026-09-27,
+// 1e3 is 1000.0), else the text as it is. MinMaxDatetime parses that.
+func LiteralText(text string) string {
+	v, err := LiteralEval(text)
+	if err != nil {
+		return text
+	}
+	return ToString(v)
+}
+
 type pyParser struct {
 	s string
 	i int
