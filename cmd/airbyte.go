@@ -435,7 +435,7 @@ func (o *airbyteOptions) open(def *manifest.Definition, defName string, config [
 			return nil, err
 		}
 	}
-	sess, err := session.Open(session.Inputs{DefName: defName, Def: def, Values: vals}, session.Env{
+	sess, err := session.Open(session.Inputs{DefName: defName, Def: def, Values: vals, FormTokenRequests: true}, session.Env{
 		Transport: o.env.Transport, Now: o.env.clock(), Sleep: o.env.Sleep, Redactor: o.io.redactor,
 		Timeout: 60 * time.Second, MaxBody: httpx.DefaultMaxBody, UserAgent: "connector/" + version,
 	})

@@ -43,6 +43,13 @@ type Env struct {
 	// ConfigUpdated is called after a token refresh changed values of the testing values
 	// (refresh_token_updater); it receives the paths and values written.
 	ConfigUpdated func(updates []Update) error
+	// FormTokenRequests sends OAuth token requests form-encoded from the first one, as the
+	// CDK does (the Airbyte entry point); otherwise the body is JSON, as the seed says, and
+	// form-encoded once the token endpoint refuses JSON.
+	FormTokenRequests bool
+	// Note, when set, hears what a person should know once: the token endpoint took only a
+	// form-encoded body.
+	Note func(text string)
 }
 
 // Update is one value written back to the testing values.

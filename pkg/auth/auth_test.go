@@ -618,3 +618,78 @@ func TestSessionLoginFailures(t *testing.T) {
 		})
 	}
 }
+
+// A token endpoint that refuses the seed's JSON body (400, 401 or 415) gets the same request
+// form-encoded once, as the CDK sends it (Microsoft's and Spotify's endpoints want RFC 6749's
+// form); the form is kept for the rest of the run, and said once. The Airbyte entry point
+// sends the form from the start.
+func TestOAuthFormEncodedWhenJSONIsRefused(t *testing.T) {
+	const form = "client_id=cid&client_secret=csecret&refresh_token=rtok&grant_type=refresh_token"
+	const json = `{"client_id":"cid","client_secret":"csecret","refresh_token":"rtok","grant_type":"refresh_token"}`
+	for _, tt := range []struct {
+		name      string
+		formFirst bool
+		answers   []answer
+		want      []seen
+		err       string
+		notes     int
+	}{
+		{"400 to JSON, then the form, kept for the next refresh", false,
+			[]answer{{400, `{"error":"invalid_request"}`}, {200, `{"access_token":"at-1","expires_in":60}`}, {200, `{"access_token":"at-2","expires_in":60}`}},
+			[]seen{{Method: "POST", URL: "/token", ContentType: "application/json", Body: json},
+				{Method: "POST", URL: "/token", ContentType: "application/x-www-form-urlencoded", Body: form},
+				{Method: "POST", URL: "/token", ContentType: "application/x-www-form-urlencoded", Body: form}}, "", 1},
+		{"415 to JSON and 400 to the form: the answer to JSON is the error", false,
+			[]answer{{415, `{"error":"json"}`}, {400, `{"error":"form"}`}},
+			[]seen{{Method: "POST", URL: "/token", ContentType: "application/json", Body: json},
+				{Method: "POST", URL: "/token", ContentType: "application/x-www-form-urlencoded", Body: form}},
+			`authentication failed: OAuth token refresh: 415 Unsupported Media Type from POST URL/token: {"error":"json"}`, 0},
+		{"a 403 is no reason to change the body", false,
+			[]answer{{403, `{"error":"forbidden"}`}},
+			[]seen{{Method: "POST", URL: "/token", ContentType: "application/json", Body: json}},
+			`authentication failed: OAuth token refresh: 403 Forbidden from POST URL/token: {"error":"forbidden"}`, 0},
+		{"the Airbyte entry point: the form from the first request", true,
+			[]answer{{200, `{"access_token":"at-1","expires_in":60}`}, {200, `{"access_token":"at-2","expires_in":60}`}},
+			[]seen{{Method: "POST", URL: "/token", ContentType: "application/x-www-form-urlencoded", Body: form},
+				{Method: "POST", URL: "/token", ContentType: "application/x-www-form-urlencoded", Body: form}}, "", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEndpoint(t, tt.answers...)
+			c := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			r := &redact.Redactor{}
+			var notes []string
+			a, err := New(loadAuth(t, refreshYAML), Env{
+				Config: refreshConfig(e.URL), Client: &httpx.Client{HTTP: http.DefaultClient, MaxRetries: -1, Redactor: r},
+				Redactor: r, Now: c.Now, FormTokenRequests: tt.formFirst, Note: func(s string) { notes = append(notes, s) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 2; i++ {
+				b := request.New("data", "GET", "https://api.test/data")
+				err = a.Apply(context.Background(), b)
+				if err != nil {
+					break
+				}
+				c.advance(2 * time.Minute) // past the expiry: the next request refreshes
+			}
+			got := ""
+			if err != nil {
+				got = strings.ReplaceAll(err.Error(), e.URL, "URL")
+			}
+			if got != tt.err {
+				t.Errorf("error %q, want %q", got, tt.err)
+			}
+			if reqs := e.requests(); !reflect.DeepEqual(reqs, tt.want) {
+				t.Errorf("token requests\n%+v\nwant\n%+v", reqs, tt.want)
+			}
+			if len(notes) != tt.notes {
+				t.Errorf("notes %q, want %d", notes, tt.notes)
+			}
+			const note = "the OAuth token endpoint URL/token answered 400 Bad Request to a JSON body and took the form-encoded one (RFC 6749): token requests are form-encoded for the rest of the run"
+			if len(notes) == 1 && strings.ReplaceAll(notes[0], e.URL, "URL") != note {
+				t.Errorf("note %q\nwant %q", notes[0], note)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"connector/pkg/extract"
+	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/record"
 	"connector/pkg/request"
@@ -36,6 +37,9 @@ type oauth struct {
 	headers                [][2]string
 	body                   *record.Object
 	form                   bool
+	// triedForm says a JSON body was refused once and the form tried; typed says the
+	// refresh_request_headers chose the body's Content-Type, which is then kept.
+	triedForm, typed bool
 	// assertion signs the JWT of the profile assertion flow (use_profile_assertion).
 	assertion *jwtAuth
 
@@ -62,7 +66,7 @@ func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenti
 		env.secret(tok)
 		return accessToken{bearer{token: tok}}, nil
 	}
-	o := &oauth{env: env, def: d, grant: "refresh_token"}
+	o := &oauth{env: env, def: d, grant: "refresh_token", form: env.FormTokenRequests}
 	var err error
 	if o.endpoint, err = render(d.TokenRefreshEndpoint, "token_refresh_endpoint"); err != nil {
 		return nil, err
@@ -121,6 +125,7 @@ func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenti
 			if http.CanonicalHeaderKey(k) == "Content-Type" {
 				mt, _, _ := mime.ParseMediaType(val)
 				o.form = mt == "application/x-www-form-urlencoded"
+				o.typed = true
 			}
 			if http.CanonicalHeaderKey(k) == "Authorization" || secretName(k) {
 				env.secret(val, strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(val, "Basic "), "Bearer ")))
@@ -241,18 +246,42 @@ func remainingTooShort(obtained, expiry, now time.Time) bool {
 	return remaining < margin
 }
 
-// refresh asks the token endpoint for a new access token. o.mu is held.
-func (o *oauth) refresh(ctx context.Context) error {
+// refusesJSON are the answers of a token endpoint that wants the form-encoded body of
+// RFC 6749 (section 4.1.3) rather than JSON: Microsoft's and Spotify's answer 400.
+var refusesJSON = map[int]bool{http.StatusBadRequest: true, http.StatusUnauthorized: true, http.StatusUnsupportedMediaType: true}
+
+// send sends the token request, JSON or form-encoded as o.form says.
+func (o *oauth) send(ctx context.Context) (*httpx.Response, error) {
 	b, err := o.tokenRequest()
 	if err != nil {
-		return fmt.Errorf("OAuth token request: %w", err)
+		return nil, fmt.Errorf("OAuth token request: %w", err)
 	}
 	req, err := b.Build()
 	if err != nil {
-		return fmt.Errorf("OAuth token request: %w", err)
+		return nil, fmt.Errorf("OAuth token request: %w", err)
 	}
 	req.Unpaced = true // outside the api_budget, as the CDK sends it
-	resp, err := o.env.Client.Do(ctx, req)
+	return o.env.Client.Do(ctx, req)
+}
+
+// refresh asks the token endpoint for a new access token. o.mu is held. A JSON body that
+// the endpoint refuses (400, 401, 415) is sent once more form-encoded, as the CDK sends it;
+// when that works, the rest of the run sends the form, and Note says so once.
+func (o *oauth) refresh(ctx context.Context) error {
+	resp, err := o.send(ctx)
+	var se *httpx.StatusError
+	if err != nil && !o.form && !o.typed && !o.triedForm && o.assertion == nil && errors.As(err, &se) && refusesJSON[se.Status] {
+		o.triedForm, o.form = true, true
+		first, firstErr := se.Status, err
+		if resp, err = o.send(ctx); err == nil {
+			if o.env.Note != nil {
+				o.env.Note(fmt.Sprintf("the OAuth token endpoint %s answered %d %s to a JSON body and took the form-encoded one (RFC 6749): token requests are form-encoded for the rest of the run",
+					o.env.redact(o.endpoint), first, http.StatusText(first)))
+			}
+		} else {
+			o.form, err = false, firstErr // the endpoint's answer to the seed's request
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

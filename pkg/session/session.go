@@ -57,6 +57,10 @@ type Inputs struct {
 	// refresh_token_updater) and the run is no replay: the CLI refuses a run whose new
 	// refresh token would be lost. Its error ends Open.
 	CheckRotation func() error
+	// FormTokenRequests sends OAuth token requests form-encoded from the first, as the CDK
+	// does (the Airbyte entry point, where the platform expects the CDK's requests);
+	// otherwise JSON first, as the seed says, then the form if the endpoint refuses JSON.
+	FormTokenRequests bool
 	// TemplateClock makes now_utc() and its kind read Env.Now (a recording, a replay): the
 	// templates of the run see the run's clock, not the machine's.
 	TemplateClock bool
@@ -87,6 +91,9 @@ type Env struct {
 	Timeout   time.Duration // of each request
 	MaxBody   int64         // the largest response body read
 	UserAgent string
+	// Note, when set, hears what a person should know once about the run (the token
+	// endpoint took only a form-encoded body).
+	Note func(text string)
 }
 
 // Session is a run ready to read: the definition, the values, the client and the
@@ -250,7 +257,7 @@ func Open(in Inputs, env Env) (*Session, error) {
 	}
 	a, err := auth.New(def.Authenticator, auth.Env{
 		Config: vals.Map, Client: s.Client, Redactor: env.Redactor, Now: env.Now,
-		ConfigUpdated: s.storeTokens,
+		ConfigUpdated: s.storeTokens, FormTokenRequests: in.FormTokenRequests, Note: env.Note,
 	})
 	if err != nil {
 		if auth.IsAuthError(err) {
