@@ -11,7 +11,7 @@ VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 LDFLAGS     := -X connector/cmd.version=$(VERSION)
 SHELL       := bash
 
-.PHONY: help build test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
+.PHONY: help build test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -34,6 +34,9 @@ staticcheck:
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+image-test: ## build the Dockerfile's image with podman, run its airbyte commands as its user, compare with the local binary's
+	$(GO) run ./internal/imagetest -version $(VERSION)
 
 demo: export DEMO_ADDR := $(DEMO_ADDR)
 demo: build ## start the demo API, read an example definition to stdout, stop the API
