@@ -12,17 +12,20 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-# Static (no cgo), time zones built in (the image has no /usr/share/zoneinfo), and the
-# empty /tmp the protocol commands write their scratch files to.
+# Static (no cgo), time zones built in (the image has no /usr/share/zoneinfo), and an
+# empty /tmp (mode 1777, as a distribution's) for whatever user the image runs as.
 RUN CGO_ENABLED=0 go build -trimpath -tags timetzdata \
       -ldflags "-s -w -X connector/cmd.version=${VERSION}" -o /out/connector . \
- && mkdir -p /out/tmp
+ && mkdir -p /out/rootfs/tmp && chmod 1777 /out/rootfs/tmp
 
 FROM scratch
 ARG VERSION=dev
 # HTTPS to the APIs needs the CA roots; nothing else from a distribution is used.
 COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
-COPY --from=build --chmod=1777 /out/tmp /tmp
+# /tmp comes inside a copied folder: COPY keeps the modes of what a folder holds, but buildah
+# (podman build) makes the destination folder itself root 0755 whatever --chmod, --chown or
+# the source say, and user 1000 could not write there.
+COPY --from=build /out/rootfs/ /
 COPY --from=build /out/connector /connector
 # The platform starts connectors through AIRBYTE_ENTRYPOINT and reads these labels.
 ENV AIRBYTE_ENTRYPOINT="/connector airbyte" TMPDIR=/tmp

@@ -11,7 +11,7 @@ VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 LDFLAGS     := -X connector/cmd.version=$(VERSION)
 SHELL       := bash
 
-.PHONY: help build test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
+.PHONY: help build test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -37,6 +37,10 @@ staticcheck:
 unit:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run Corpus ./...
+
+# CGO_ENABLED=0 and -trimpath: the flags of the binary it builds, so that both share one build cache.
+image-test: ## build the Dockerfile's image with podman, run its airbyte commands as its user, compare with the local binary's
+	CGO_ENABLED=0 $(GO) run -trimpath ./internal/imagetest -version $(VERSION)
 
 demo: export DEMO_ADDR := $(DEMO_ADDR)
 demo: build ## start the demo API, read an example definition to stdout, stop the API
