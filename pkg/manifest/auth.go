@@ -87,7 +87,7 @@ func (l *loader) authenticator(n *yaml.Node, path string, parent *params, login 
 		return a
 	}
 	c.checkFields(c.typ)
-	a := &Authenticator{Type: c.typ, Pos: pos(n), Parameters: c.params.values()}
+	a := &Authenticator{Type: c.typ, Pos: pos(n), Parameters: c.params.values(), Key: fingerprint(n, c.params, nil)}
 	switch c.typ {
 	case NoAuth:
 		a = nil
@@ -379,14 +379,15 @@ func parseExpiration(n *yaml.Node) (time.Duration, error) {
 }
 
 // fingerprint is a canonical text of an authenticator as it applies to a stream: its
-// resolved fields (sorted), plus the fields its $parameters fill. Equal fingerprints mean
-// the same authenticator.
-func fingerprint(n *yaml.Node, p *params) string {
+// resolved fields (sorted), plus the fields its $parameters fill, less the fields in skip.
+// Equal fingerprints mean the same authenticator; equal without credentialFields, the same
+// method.
+func fingerprint(n *yaml.Node, p *params, skip map[string]bool) string {
 	if n == nil {
 		return NoAuth
 	}
 	var b strings.Builder
-	canon(&b, n)
+	canon(&b, n, skip)
 	if n.Kind == yaml.MappingNode {
 		typ := ""
 		if t := mapGet(n, "type"); t != nil {
@@ -394,9 +395,9 @@ func fingerprint(n *yaml.Node, p *params) string {
 		}
 		var extra []string
 		for f := range fieldSets[typ] {
-			if f != "type" && f != "$parameters" && isEmpty(mapGet(n, f)) && p.get(f) != nil {
+			if f != "type" && f != "$parameters" && !skip[f] && isEmpty(mapGet(n, f)) && p.get(f) != nil {
 				var e strings.Builder
-				canon(&e, p.get(f))
+				canon(&e, p.get(f), skip)
 				extra = append(extra, f+"="+e.String())
 			}
 		}
@@ -417,7 +418,17 @@ var authDefaults = map[string]string{
 	"grant_type": "refresh_token", "use_profile_assertion": "false", "password": "", "http_method": "GET",
 }
 
-func canon(b *strings.Builder, n *yaml.Node) {
+// credentialFields are the fields of an authenticator that say which credentials it sends,
+// not how it sends them: two authenticators that differ only there are one method.
+var credentialFields = map[string]bool{
+	"api_token": true, "username": true, "password": true, "client_id": true, "client_secret": true,
+	"refresh_token": true, "access_token_value": true, "token_expiry_date": true, "secret_key": true,
+}
+
+// canon writes a canonical text of an authenticator's node: keys sorted, $parameters, the
+// keys its type does not have (leftovers of inherited $parameters such as `name`) and the
+// fields written with their default left out, and the keys in skip too.
+func canon(b *strings.Builder, n *yaml.Node, skip map[string]bool) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		type kv struct {
@@ -425,9 +436,13 @@ func canon(b *strings.Builder, n *yaml.Node) {
 			v *yaml.Node
 		}
 		var kvs []kv
+		known := fieldSets[""]
+		if t := mapGet(n, "type"); t != nil {
+			known = fieldSets[t.Value]
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i].Value, n.Content[i+1]
-			if k == "$parameters" {
+			if k == "$parameters" || skip[k] || known != nil && !known[k] {
 				continue
 			}
 			if d, ok := authDefaults[k]; ok && v.Kind == yaml.ScalarNode && v.Value == d {
@@ -439,19 +454,19 @@ func canon(b *strings.Builder, n *yaml.Node) {
 		b.WriteByte('{')
 		for _, e := range kvs {
 			fmt.Fprintf(b, "%q:", e.k)
-			canon(b, e.v)
+			canon(b, e.v, skip)
 			b.WriteByte(',')
 		}
 		b.WriteByte('}')
 	case yaml.SequenceNode:
 		b.WriteByte('[')
 		for _, c := range n.Content {
-			canon(b, c)
+			canon(b, c, skip)
 			b.WriteByte(',')
 		}
 		b.WriteByte(']')
 	case yaml.AliasNode:
-		canon(b, n.Alias)
+		canon(b, n.Alias, skip)
 	default:
 		fmt.Fprintf(b, "%s%q", n.Tag, n.Value)
 	}
@@ -473,10 +488,10 @@ func (l *loader) checkAuthenticators(def *Definition) {
 		return
 	}
 	first := l.streams[0]
-	fp := fingerprint(first.node, first.params)
+	fp := fingerprint(first.node, first.params, credentialFields)
 	for _, s := range l.streams[1:] {
-		if fingerprint(s.node, s.params) == fp {
-			continue
+		if fingerprint(s.node, s.params, credentialFields) == fp {
+			continue // one method; each stream sends the credentials its own requester names
 		}
 		at := s.node
 		if at == nil {

@@ -186,6 +186,9 @@ const (
 type Authenticator struct {
 	Type string
 	Pos  Pos
+	// Key is the authenticator as it applies to a stream, in a canonical text: two
+	// authenticators with one Key are one, and share one token.
+	Key string
 	// Basic: Username, Password (Password may be nil = empty). Bearer and ApiKey: APIToken.
 	Username, Password, APIToken *template.Template
 	// Inject is where ApiKeyAuthenticator puts the key (the legacy `header: NAME` becomes a

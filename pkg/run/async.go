@@ -375,7 +375,11 @@ func (r *sliceReader) jobRequest(ctx context.Context, q *manifest.Requester, var
 		return nil, nil, err
 	}
 	if q.Authenticator != nil {
-		if err := st.o.Auth.Apply(ctx, b); err != nil {
+		a, err := st.o.authFor(q.Authenticator)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := a.Apply(ctx, b); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -133,11 +133,23 @@ type Options struct {
 	// ShowRecords is how many records of each page a PageEvent carries (paginate-trace
 	// --show-records).
 	ShowRecords int
+	// AuthFor, when set, gives the authenticator of a requester whose authenticator differs
+	// from Auth's in the credentials it sends (one method, other values: a project token
+	// for some streams, an account token for others); nil: Auth for every requester.
+	AuthFor func(a *manifest.Authenticator) (auth.Authenticator, error)
 
 	// strategy, when set (tests), replaces the pagination strategy of every stream.
 	strategy paginate.Strategy
 	// jobs counts the asynchronous jobs running in the read (async.go).
 	jobs *jobSlots
+}
+
+// authFor is the authenticator of a requester's authenticator a.
+func (o *Options) authFor(a *manifest.Authenticator) (auth.Authenticator, error) {
+	if o.AuthFor == nil || a == nil {
+		return o.Auth, nil
+	}
+	return o.AuthFor(a)
 }
 
 // forRead returns the options of one read (Read, Stream, Components): a copy with the

@@ -24,8 +24,10 @@ import (
 
 // stream is what does not change while a stream is read: made once, shared by its slices.
 type stream struct {
-	o        *Options
-	s        *manifest.Stream
+	o *Options
+	s *manifest.Stream
+	// auth applies the credentials of the stream's requester.
+	auth     auth.Authenticator
 	parentOf string
 	// read names the stream whose read this one serves (itself, or the child of a parent).
 	read string
@@ -76,6 +78,12 @@ const recordBytes = 128
 func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Object) (*stream, error) {
 	s = o.resolve(s, in).DownloadView() // an AsyncRetriever's pages are its downloads
 	st := &stream{o: o, s: s, parentOf: parentOf, read: s.Name, in: in}
+	var err error
+	if s.Requester != nil {
+		if st.auth, err = o.authFor(s.Requester.Authenticator); err != nil {
+			return nil, err
+		}
+	}
 	pag, err := paginate.New(s.Paginator, o.Config)
 	if err != nil {
 		return nil, fmt.Errorf("paginator: %w", err)
@@ -204,13 +212,13 @@ func (st *stream) send(ctx context.Context, req *httpx.Request) (*httpx.Response
 	resp, err := st.o.Client.Do(ctx, req)
 	var se *httpx.StatusError
 	if errors.As(err, &se) && se.Status == http.StatusUnauthorized {
-		if renewer, ok := st.o.Auth.(auth.Retrier); ok {
+		if renewer, ok := st.auth.(auth.Retrier); ok {
 			renewed, rerr := renewer.Renew(ctx)
 			if rerr != nil {
 				return nil, rerr
 			}
 			if renewed {
-				if err := reapply(ctx, st.o.Auth, req); err != nil {
+				if err := reapply(ctx, st.auth, req); err != nil {
 					return nil, err
 				}
 				resp, err = st.o.Client.Do(ctx, req)
@@ -258,7 +266,7 @@ func (st *stream) build(ctx context.Context, sl *sliceVars, token any, first boo
 	// credentials, and the partition's request options are not its (async.go).
 	async := st.s.Async != nil
 	if !async || st.s.Requester.Authenticator != nil {
-		if err := st.o.Auth.Apply(ctx, b); err != nil {
+		if err := st.auth.Apply(ctx, b); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"connector/pkg/auth"
@@ -116,6 +117,26 @@ type Session struct {
 	in           Inputs
 	env          Env
 	releaseClock func()
+	// auths are the authenticators of the run by their Key: one for every requester that
+	// names the same authenticator, so they share one token.
+	authMu  sync.Mutex
+	auths   map[string]auth.Authenticator
+	authEnv auth.Env
+}
+
+// authFor is the authenticator of a requester whose authenticator is a.
+func (s *Session) authFor(a *manifest.Authenticator) (auth.Authenticator, error) {
+	s.authMu.Lock()
+	defer s.authMu.Unlock()
+	if x, ok := s.auths[a.Key]; ok {
+		return x, nil
+	}
+	x, err := auth.New(a, s.authEnv)
+	if err != nil {
+		return nil, err
+	}
+	s.auths[a.Key] = x
+	return x, nil
 }
 
 // DefinitionError is a definition with errors: its diagnostics, every one of them.
@@ -255,10 +276,11 @@ func Open(in Inputs, env Env) (*Session, error) {
 		}
 		s.Budget, s.Client.Pacer = b, b
 	}
-	a, err := auth.New(def.Authenticator, auth.Env{
+	s.authEnv = auth.Env{
 		Config: vals.Map, Client: s.Client, Redactor: env.Redactor, Now: env.Now,
 		ConfigUpdated: s.storeTokens, FormTokenRequests: in.FormTokenRequests, Note: env.Note,
-	})
+	}
+	a, err := auth.New(def.Authenticator, s.authEnv)
 	if err != nil {
 		if auth.IsAuthError(err) {
 			return nil, err
@@ -266,6 +288,22 @@ func Open(in Inputs, env Env) (*Session, error) {
 		return nil, &InvalidError{err}
 	}
 	s.Auth = a
+	s.auths = map[string]auth.Authenticator{}
+	if def.Authenticator != nil {
+		s.auths[def.Authenticator.Key] = a
+	}
+	// Every other authenticator of the streams (the same method with other credentials) is
+	// built now, so that its problems are found before any request.
+	for _, st := range s.Streams {
+		if st.Requester != nil && st.Requester.Authenticator != nil {
+			if _, err := s.authFor(st.Requester.Authenticator); err != nil {
+				if auth.IsAuthError(err) {
+					return nil, err
+				}
+				return nil, &InvalidError{err}
+			}
+		}
+	}
 	if in.Record != nil {
 		if err := s.startRecording(raw); err != nil {
 			return nil, err
@@ -285,7 +323,7 @@ func (s *Session) Now() time.Time { return s.env.Now() }
 // Options are the options of a read of the session's streams, which the face completes
 // with its limits, output and observer.
 func (s *Session) Options() *run.Options {
-	return &run.Options{Config: s.Values.Map, Auth: s.Auth, Client: s.Client, Now: s.env.Now}
+	return &run.Options{Config: s.Values.Map, Auth: s.Auth, AuthFor: s.authFor, Client: s.Client, Now: s.env.Now}
 }
 
 // Close ends what Open started around the run: the templates get the machine's clock
