@@ -46,6 +46,23 @@ func (l *loader) credential(p *pendingTemplate, what, field string, allowEmpty b
 	}
 }
 
+// apiConstant says whether a credential field's literal cannot be a secret: empty, at most
+// three characters, or a lower-case word of letters and underscores (`x`, `api`,
+// `anystring`, `api_token`) — a constant the API documents. Anything else (`abc123`,
+// `sk_live_…`, `Bearer …`) could be a credential.
+func apiConstant(v string) bool {
+	v = strings.TrimSpace(v)
+	if len(v) <= 3 {
+		return true
+	}
+	for _, c := range v {
+		if !(c >= 'a' && c <= 'z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // checkCredentials reports credential fields written as literals (after compilation).
 func (l *loader) checkCredentials() {
 	for _, c := range l.creds {
@@ -59,6 +76,15 @@ func (l *loader) checkCredentials() {
 		key := c.field
 		if i := strings.LastIndex(key, "."); i >= 0 {
 			key = key[i+1:]
+		}
+		if t != nil && t.IsLiteral() && apiConstant(t.Source()) {
+			// bamboo-hr's `password: x`, mailchimp's `username: anystring`: the API takes the
+			// key in one field and any constant in the other. No secret can be that.
+			l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeCredentialLiteral, Path: c.p.path,
+				Line: c.p.node.Line, Column: c.p.node.Column,
+				Message: fmt.Sprintf("%s is the constant %q written in the definition: read as a fixed value of the API, not a credential", c.what, t.Source()),
+				Hint:    fmt.Sprintf("if it is a credential, write `{{ config['%s'] }}` and put the value in the testing values", key)})
+			continue
 		}
 		l.at(c.p.node, c.p.path, diag.CodeCredentialLiteral,
 			fmt.Sprintf("%s is written in the definition; credentials must come from the testing values", c.what),

@@ -391,3 +391,41 @@ streams:
 		}
 	}
 }
+
+// A credential field written as a literal that cannot be a secret — empty, at most three
+// characters, a lower-case word of letters and `_` — is a constant of the API (bamboo-hr's
+// and chargify's `password: x`, mailchimp's `username: anystring`): a warning, and the
+// definition runs. A literal that could be a secret stays the seed's error.
+func TestCredentialConstantsOfTheAPI(t *testing.T) {
+	for _, tt := range []struct{ field, value, want string }{
+		{"password", "x", `warning credential-literal the password is the constant "x" written in the definition: read as a fixed value of the API, not a credential`},
+		{"username", "anystring", `warning credential-literal the username is the constant "anystring" written in the definition: read as a fixed value of the API, not a credential`},
+		{"username", "api_token", `warning credential-literal the username is the constant "api_token" written in the definition: read as a fixed value of the API, not a credential`},
+		{"password", "abc123", "error credential-literal the password is written in the definition; credentials must come from the testing values"},
+		{"password", "sk_live_literal456", "error credential-literal the password is written in the definition; credentials must come from the testing values"},
+		{"username", "Admin", "error credential-literal the username is written in the definition; credentials must come from the testing values"},
+		{"username", "Bearer sk_live_x", "error credential-literal the username is written in the definition; credentials must come from the testing values"},
+	} {
+		other := map[string]string{"password": "username", "username": "password"}[tt.field]
+		src := fmt.Sprintf(`version: 6.5.0
+streams:
+  - name: items
+    retriever:
+      requester:
+        url_base: https://api.example.com
+        authenticator: {type: BasicHttpAuthenticator, %s: %q, %s: "{{ config.key }}"}
+      record_selector: {extractor: {field_path: []}}
+`, tt.field, tt.value, other)
+		def, diags := Parse("def.yaml", []byte(src))
+		var got []string
+		for _, d := range diags {
+			got = append(got, fmt.Sprintf("%s %s %s", d.Severity, d.Code, d.Message))
+		}
+		if strings.Join(got, "\n") != tt.want {
+			t.Errorf("%s: %q:\ngot  %s\nwant %s", tt.field, tt.value, strings.Join(got, "\n     "), tt.want)
+		}
+		if strings.HasPrefix(tt.want, "warning") != (def != nil) {
+			t.Errorf("%s: %q: the definition loaded: %v", tt.field, tt.value, def != nil)
+		}
+	}
+}
