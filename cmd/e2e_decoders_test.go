@@ -138,6 +138,10 @@ func TestE2EDecoders(t *testing.T) {
 		{"ZipfileDecoder of JSON lines", "{type: ZipfileDecoder, decoder: {type: JsonlDecoder}}", "[]",
 			e2eServe(e2eZip("b.jsonl", "{\"f\":\"b\",\"n\":1}\n{\"f\":\"b\",\"n\":2}\n", "a.jsonl", "{\"f\":\"a\",\"n\":3}\n"), "Content-Type: application/zip"),
 			"{\"f\":\"b\",\"n\":1}\n{\"f\":\"b\",\"n\":2}\n{\"f\":\"a\",\"n\":3}\n"},
+		{"JsonItemsDecoder: each element of the array at items_path, the field path applied to each",
+			"{type: JsonItemsDecoder, items_path: data.users}", "[profile]",
+			e2eServe(`{"meta":{"count":2},"data":{"users":[{"profile":{"id":1,"n":1.50}},{"profile":[{"id":2},{"id":3}]},{"other":1}]}}`),
+			"{\"id\":1,\"n\":1.50}\n{\"id\":2}\n{\"id\":3}\n"},
 		{"ZipfileDecoder of gzip CSV", "{type: ZipfileDecoder, decoder: {type: GzipDecoder, decoder: {type: CsvDecoder}}}", "[]",
 			e2eServe(e2eZip("g.csv.gz", e2eGzip("x,y\n7,8\n"))), "{\"x\":\"7\",\"y\":\"8\"}\n"},
 	}

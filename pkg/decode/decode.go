@@ -111,6 +111,11 @@ func (d *Decoder) open(m *manifest.Decoder, in input) (values, error) {
 		return &whole{read: func() ([]byte, error) { return in.all() }}, nil
 	case manifest.JSONLDecoder:
 		return newLines(in, false), nil
+	case manifest.JSONItemsDecoder:
+		if manifest.CanonicalEncoding(m.Encoding) == "utf-8" {
+			return newItems(in, m.ItemsPath), nil
+		}
+		return newItems(input{r: utf8Reader(in, m.Encoding)}, m.ItemsPath), nil
 	case manifest.IterableDecoder:
 		return newLines(in, true), nil
 	case manifest.CSVDecoder:

@@ -245,3 +245,61 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONItems reads the elements of the array at items_path as the CDK's JsonItemsParser
+// does (ijson.items(body, items_path + ".item")): an ijson prefix is the keys from the root
+// joined by dots, "item" for an array element; what is not on the way to the items is
+// skipped; no array there, no values.
+func TestJSONItems(t *testing.T) {
+	items := func(path string) *manifest.Decoder {
+		return &manifest.Decoder{Type: manifest.JSONItemsDecoder, ItemsPath: path, Encoding: "utf-8"}
+	}
+	for _, tt := range []struct {
+		name string
+		dec  *manifest.Decoder
+		body string
+		want string
+	}{
+		{"a nested array, numbers as sent", items("data.users"),
+			`{"meta":{"n":2,"users":[9]},"data":{"users":[{"id":1,"x":1.50},{"id":2,"tags":["a",{"b":[]}]}],"other":[0]}}`,
+			`{"id":1,"x":1.50}` + "\n" + `{"id":2,"tags":["a",{"b":[]}]}`},
+		{"a top-level key; scalars and arrays are items too", items("rows"), `{"rows":[1,"two",null,[3,4],{"five":5}]}`,
+			"1\n\"two\"\nnull\n[3,4]\n{\"five\":5}"},
+		{"a member named item is an item too (ijson's prefixes)", items("data"), `{"data":{"item":{"id":7},"other":{"id":8}}}`, `{"id":7}`},
+		{"arrays on the way are not entered: data.item.rows is another prefix", items("data.rows"), `{"data":[{"rows":[1,2]}]}`, ""},
+		{"the path names an object", items("data"), `{"data":{"id":1}}`, ""},
+		{"the path is not there", items("nope"), `{"data":[1,2]}`, ""},
+		{"an empty array", items("data"), `{"data":[]}`, ""},
+		{"a top-level array has no path to items", items("data"), `[{"data":[1]}]`, ""},
+		{"latin-1 text", &manifest.Decoder{Type: manifest.JSONItemsDecoder, ItemsPath: "d", Encoding: "latin-1"}, "{\"d\":[\"caf\xe9\"]}", `"café"`},
+		{"gzip of items", gzipOf(items("d")), gz(t, `{"d":[{"a":1},{"a":2}]}`), `{"a":1}` + "\n" + `{"a":2}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := readAll(tt.dec, tt.body, 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("values\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+	for _, tt := range []struct{ body, want string }{
+		{`{"d":[{"a":1},`, "item 2: invalid JSON: unexpected end of body"},
+		{`{"d":[{"a":1}`, "item 2: invalid JSON: unexpected end of body"},
+		{`{"d":[1,}`, "item 2: invalid JSON: invalid character '}' looking for beginning of value"},
+		{`<html>`, "item 1: invalid JSON: invalid character '<' looking for beginning of value"},
+	} {
+		if _, err := readAll(items("d"), tt.body, 1<<20); err == nil || err.Error() != tt.want {
+			t.Errorf("%.40s: error %v, want %q", tt.body, err, tt.want)
+		}
+	}
+	deep := `{"d":` + strings.Repeat(`{"d":`, 600) + `[1]` + strings.Repeat(`}`, 601)
+	for _, tt := range []struct{ body, want string }{
+		{deep, "item 1: JSON nested deeper than 512 levels, a limit of connector"},
+	} {
+		if _, err := readAll(items("d"+strings.Repeat(".d", 700)), tt.body, 1<<20); err == nil || err.Error() != tt.want {
+			t.Errorf("%.40s: error %v, want %q", tt.body, err, tt.want)
+		}
+	}
+}

@@ -53,6 +53,7 @@ var fields = map[string][]string{
 	"ConcurrencyLevel":  {"type", "default_concurrency", "max_concurrency", "$parameters"},
 	"JsonDecoder":       {"type", "$parameters"},
 	JSONLDecoder:        {"type", "$parameters"},
+	JSONItemsDecoder:    {"type", "items_path", "encoding", "$parameters"},
 	XMLDecoder:          {"type", "$parameters"},
 	IterableDecoder:     {"type", "$parameters"},
 	CSVDecoder:          {"type", "encoding", "delimiter", "set_values_to_none", "$parameters"},

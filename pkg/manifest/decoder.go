@@ -13,13 +13,15 @@ import (
 
 // Decoder types, as written in definitions.
 const (
-	JSONDecoder     = "JsonDecoder"
-	JSONLDecoder    = "JsonlDecoder"
-	CSVDecoder      = "CsvDecoder"
-	XMLDecoder      = "XmlDecoder"
-	IterableDecoder = "IterableDecoder"
-	GzipDecoder     = "GzipDecoder"
-	ZipfileDecoder  = "ZipfileDecoder"
+	JSONDecoder  = "JsonDecoder"
+	JSONLDecoder = "JsonlDecoder"
+	// JSONItemsDecoder yields the elements of one array of a JSON document (items_path).
+	JSONItemsDecoder = "JsonItemsDecoder"
+	CSVDecoder       = "CsvDecoder"
+	XMLDecoder       = "XmlDecoder"
+	IterableDecoder  = "IterableDecoder"
+	GzipDecoder      = "GzipDecoder"
+	ZipfileDecoder   = "ZipfileDecoder"
 )
 
 // Decoder is a retriever's decoder: how a response body becomes the values the record
@@ -27,8 +29,12 @@ const (
 type Decoder struct {
 	Type string
 	Pos  Pos
-	// Encoding is the CsvDecoder's text encoding, as written ("utf-8" when absent).
+	// Encoding is the CsvDecoder's or JsonItemsDecoder's text encoding, as written ("utf-8"
+	// when absent).
 	Encoding string
+	// ItemsPath is the JsonItemsDecoder's dotted path (ijson's syntax) to the array whose
+	// elements are the values.
+	ItemsPath string
 	// Delimiter is the CsvDecoder's field delimiter, one character, escapes such as `\t`
 	// already undone (Python's unicode_escape, as the CDK does).
 	Delimiter rune
@@ -94,6 +100,8 @@ func (l *loader) decoderComp(n *yaml.Node, path string, parent *params, slot str
 	case JSONDecoder, JSONLDecoder, GzipDecoder:
 	case CSVDecoder:
 		return d, l.csvDecoder(dc, d)
+	case JSONItemsDecoder:
+		return d, l.itemsDecoder(dc, d)
 	case XMLDecoder, IterableDecoder, ZipfileDecoder:
 		if inner {
 			l.at(n, dc.path, diag.CodeType, fmt.Sprintf("%s cannot decode what a GzipDecoder or ZipfileDecoder holds", dc.typ),
@@ -116,6 +124,27 @@ func (l *loader) decoderComp(n *yaml.Node, path string, parent *params, slot str
 		}
 	}
 	return d, true
+}
+
+// itemsDecoder reads the fields of a JsonItemsDecoder: items_path (a plain dotted path, as
+// ijson reads it; the CDK refuses an empty one) and encoding.
+func (l *loader) itemsDecoder(dc *comp, d *Decoder) bool {
+	dc.checkFields(JSONItemsDecoder)
+	ok := true
+	if p := dc.require("items_path"); p == nil {
+		return false
+	} else if d.ItemsPath = l.plainString(dc, "items_path", ""); strings.TrimSpace(d.ItemsPath) == "" {
+		l.at(p, dc.fieldPath("items_path"), diag.CodeType, "`items_path` must name the array whose elements are the records, e.g. data.users (the Airbyte CDK refuses an empty one)", "")
+		ok = false
+	}
+	d.Encoding = l.plainString(dc, "encoding", "utf-8")
+	if CanonicalEncoding(d.Encoding) == "" {
+		l.at(dc.get("encoding"), dc.fieldPath("encoding"), diag.CodeUnsupported,
+			fmt.Sprintf("the encoding %q is not supported yet", d.Encoding),
+			"write utf-8, utf-8-sig, latin-1, ascii, cp1252, utf-16, utf-16-le or utf-16-be")
+		ok = false
+	}
+	return ok
 }
 
 // csvDecoder reads the fields of a CsvDecoder.
