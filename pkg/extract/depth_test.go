@@ -186,3 +186,32 @@ func TestMaxRecords(t *testing.T) {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }
+
+// A list of records larger than a megabyte is counted before it is read: one of more
+// records than a page may hold fails at once, before any record is made (a 9 MB page of
+// 3,000,000 `{}` took 3 s and half a gigabyte, and ran out of memory under an address-space
+// limit), and one within the limit is read into a slice made once, of its size.
+func TestLargeListsAreCountedFirst(t *testing.T) {
+	list := func(n int) []byte {
+		return []byte(`{"data":[` + strings.TrimSuffix(strings.Repeat(`{"a":1},`, n), ",") + `]}`)
+	}
+	big := list(200_000) // 1.6 MB
+	_, err := Parse(big, []string{"data"}, Want{MaxRecords: 199_999})
+	var tm *TooManyRecordsError
+	if !errors.As(err, &tm) || tm.Count != 200_000 || tm.Offset != 8 ||
+		err.Error() != "more than 199999 records on one page (the list at byte 8 holds 200000)" {
+		t.Errorf("error %v, want the counted list's", err)
+	}
+	page, err := Parse(big, []string{"data"}, Want{MaxRecords: 200_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Records) != 200_000 || cap(page.Records) != 200_000 {
+		t.Errorf("%d records in a slice of %d, want 200000 in 200000", len(page.Records), cap(page.Records))
+	}
+	// A small list keeps finding the record one too many where it starts.
+	_, err = Parse(list(3), []string{"data"}, Want{MaxRecords: 2})
+	if !errors.As(err, &tm) || tm.Count != 0 || tm.Offset != 25 {
+		t.Errorf("error %v, want the third record at byte 25", err)
+	}
+}

@@ -80,15 +80,24 @@ func (e *NotRecordError) Error() string {
 }
 
 // TooManyRecordsError is a page with more records than Want.MaxRecords; Offset is where the
-// first record too many starts.
+// first record too many starts, or, when Count is set, where the list of Count records that
+// was counted before any was read starts.
 type TooManyRecordsError struct {
 	Max    int
 	Offset int
+	Count  int
 }
 
 func (e *TooManyRecordsError) Error() string {
+	if e.Count > 0 {
+		return fmt.Sprintf("more than %d records on one page (the list at byte %d holds %d)", e.Max, e.Offset, e.Count)
+	}
 	return fmt.Sprintf("more than %d records on one page (the record at byte %d is one too many)", e.Max, e.Offset)
 }
+
+// countFirst is the size of the rest of a body from which a list of records is counted
+// before it is read.
+const countFirst = 1 << 20
 
 // ErrEmpty is returned for a body that holds nothing but whitespace.
 var ErrEmpty = errors.New("empty response body")
@@ -253,7 +262,17 @@ func (p *parser) selected(build bool) (any, error) {
 		return nil, p.errorf("unexpected end of body")
 	}
 	if p.data[p.pos] == '[' && !p.wild {
-		// A list: one record per element.
+		// A list: one record per element. A large one is counted first (a pass over its
+		// brackets, quotes and commas), so that a list of more records than a page may hold
+		// fails before any is made, and the records are made into a slice of their number.
+		if cap(p.page.Records) == 0 && len(p.data)-p.pos > countFirst && p.nest < MaxDepth {
+			if n, _, ok := countList(p.data, skipWS(p.data, p.pos+1), MaxDepth-p.nest-1); ok {
+				if m := p.want.MaxRecords; m > 0 && n > m {
+					return nil, &TooManyRecordsError{Max: m, Offset: p.pos, Count: n}
+				}
+				p.page.Records = make([]Record, 0, n)
+			}
+		}
 		return p.arrayOf(build, func(raw []byte, v any, members []int32) {
 			recs := p.page.Records
 			if cap(recs) == 0 {
