@@ -36,6 +36,19 @@ func newIOStreams(in io.Reader, out, errw io.Writer) *ioStreams {
 	return s
 }
 
+// outWidth is the width of the terminal stdout is, 0 when it is none.
+func (s *ioStreams) outWidth() int {
+	f, ok := s.Out.(*os.File)
+	if !ok || !s.outTTY {
+		return 0
+	}
+	w, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}
+
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -22,6 +23,9 @@ type streamsOptions struct {
 	def    string
 	flags  runFlags
 	format string
+	// width is the most columns a line of the text table takes (0: no limit; -1: the
+	// terminal's width when stdout is one).
+	width int
 }
 
 // newCmdStreams is `connector streams DEF`: the streams of a definition, the dynamic ones
@@ -46,6 +50,9 @@ Listing the static streams needs no testing values and makes no request. Without
 --testing-values, when the specification requires values, a definition with dynamic streams
 has its static streams listed alone, and stderr says which dynamic streams were left out.
 
+On a terminal the table fits its width: the widest descriptions are cut with "…" (--width 0
+prints them whole; a pipe gets them whole unless --width says otherwise).
+
 --format json prints one JSON object per stream instead: {"name", "dynamic", "pagination",
 "partitioning", "incremental", "primary_key"}, each part {"type", "text"} (and
 "cursor_field" for the cursor) or null.`,
@@ -63,6 +70,8 @@ has its static streams listed alone, and stderr says which dynamic streams were 
 	}
 	opts.flags.addTestingValues(c)
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text (aligned columns) or json (one object per stream)")
+	intFlag(c.Flags(), &opts.width, "width", -1, "fit the text table in `N` columns, cutting the widest descriptions with … (default: the terminal's width; 0: no limit)",
+		0, "must be 0 (no limit) or more", 0, "")
 	return c
 }
 
@@ -146,15 +155,74 @@ func printStreams(opts *streamsOptions, infos []streaminfo.Info) error {
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(opts.io.Out, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "STREAM\tKIND\tPAGINATION\tPARTITIONS\tINCREMENTAL\tPRIMARY KEY")
+	rows := [][]string{{"STREAM", "KIND", "PAGINATION", "PARTITIONS", "INCREMENTAL", "PRIMARY KEY"}}
 	for _, in := range infos {
 		kind := "static"
 		if in.Dynamic {
 			kind = "dynamic"
 		}
 		cells := append([]string{in.Name, kind}, in.Line()...)
-		fmt.Fprintln(tw, red(strings.Join(cells, "\t")))
+		for i := range cells {
+			cells[i] = red(cells[i])
+		}
+		rows = append(rows, cells)
 	}
-	return tw.Flush()
+	width := opts.width
+	if width < 0 {
+		width = opts.io.outWidth()
+	}
+	var b strings.Builder
+	for _, line := range fitTable(rows, width, []bool{false, false, true, true, true, true}) {
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(opts.io.Out, b.String())
+	return err
+}
+
+// fitTable lays rows out in aligned columns two spaces apart, in at most width characters
+// a line (0: no limit): while the table is too wide, the widest column that may shrink loses
+// a character, down to 12, and a cell wider than its column is cut with "…".
+func fitTable(rows [][]string, width int, shrinks []bool) []string {
+	const minWidth = 12
+	widths := make([]int, len(shrinks))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	total := func() int {
+		t := 2 * (len(widths) - 1)
+		for _, w := range widths {
+			t += w
+		}
+		return t
+	}
+	for width > 0 && total() > width {
+		widest := -1
+		for i, w := range widths {
+			if shrinks[i] && w > minWidth && (widest < 0 || w > widths[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break // as narrow as it goes
+		}
+		widths[widest]--
+	}
+	lines := make([]string, len(rows))
+	for n, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if utf8.RuneCountInString(c) > widths[i] {
+				c = string([]rune(c)[:widths[i]-1]) + "…"
+			}
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		lines[n] = b.String()
+	}
+	return lines
 }

@@ -93,3 +93,35 @@ func TestStreamsFormatRefused(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", res.Code, res.Stderr)
 	}
 }
+
+// The text table fits --width (a terminal's width by default): the widest columns that may
+// shrink lose characters first, down to 12, and a cut cell ends with "…"; the stream's name
+// and kind are never cut; --width 0 prints everything.
+func TestStreamsTableFitsTheWidth(t *testing.T) {
+	rows := [][]string{
+		{"STREAM", "KIND", "PAGINATION", "PARTITIONS"},
+		{"events", "static", "CursorPagination from response.next, page size 100", "-"},
+		{"a_very_long_stream_name", "dynamic", "OffsetIncrement limit 50", "ListPartitionRouter of 3 values into region"},
+	}
+	shrinks := []bool{false, false, true, true}
+	got := strings.Join(fitTable(rows, 80, shrinks), "\n")
+	want := "STREAM                   KIND     PAGINATION              PARTITIONS\n" +
+		"events                   static   CursorPagination from…  -\n" +
+		"a_very_long_stream_name  dynamic  OffsetIncrement limit…  ListPartitionRouter o…"
+	if got != want {
+		t.Errorf("width 80:\n%s\nwant:\n%s", got, want)
+	}
+	for _, line := range fitTable(rows, 80, shrinks) {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("a line of %d characters: %q", n, line)
+		}
+	}
+	// Too narrow for the columns that may not shrink: every shrinkable one at 12.
+	narrow := fitTable(rows, 20, shrinks)
+	if !strings.HasPrefix(narrow[1], "events                   static   CursorPagin…  -") {
+		t.Errorf("width 20: %q", narrow[1])
+	}
+	if whole := fitTable(rows, 0, shrinks); !strings.Contains(whole[2], "ListPartitionRouter of 3 values into region") {
+		t.Errorf("width 0 cut a cell: %q", whole[2])
+	}
+}
