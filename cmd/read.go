@@ -135,7 +135,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	if err := states.Check(ro, opts.flags.state.path, p.Streams); err != nil {
 		return sessionError(opts.io, err)
 	}
-	out, err := output.NewRecordWriter(opts.io.Out, opts.format, opts.env.clock())
+	out, err := output.NewRecordOutput(opts.io.Out, opts.format, opts.env.clock())
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -1,10 +1,11 @@
-// Package airbyte holds the Airbyte protocol messages of the `connector airbyte` entry point
-// (SPEC, CONNECTION_STATUS, CATALOG, TRACE ERROR) and the catalog entry of a stream as the
-// CDK's discover describes it. Fields are in the protocol's order, as the CDK prints them.
+// Package airbyte is the Airbyte protocol as the connector speaks it: the encoder of every
+// message (SPEC, CONNECTION_STATUS, CATALOG, LOG, TRACE, STATE, CONTROL, RECORD), used by
+// the `connector airbyte` entry point and by the airbyte format of `read`, and the spec and
+// catalog entries of a definition as the CDK describes them. Fields are in the protocol's
+// order, as the CDK prints them.
 package airbyte
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/url"
@@ -85,101 +86,47 @@ func ordered(v any) any {
 	return json.RawMessage(b)
 }
 
-// Writer writes protocol messages, one JSON object per line.
+// Writer writes protocol messages to W as the Encoder makes them, one write per message:
+// the output of spec, check and discover, and of a failure before a read starts.
 type Writer struct {
 	W   io.Writer
 	Now func() time.Time
 }
 
-type (
-	specMessage struct {
-		Type string `json:"type"`
-		Spec Spec   `json:"spec"`
-	}
-	statusMessage struct {
-		Type             string `json:"type"`
-		ConnectionStatus struct {
-			Status  string `json:"status"`
-			Message string `json:"message,omitempty"`
-		} `json:"connectionStatus"`
-	}
-	catalogMessage struct {
-		Type    string `json:"type"`
-		Catalog struct {
-			Streams []Stream `json:"streams"`
-		} `json:"catalog"`
-	}
-	errorMessage struct {
-		Type  string `json:"type"`
-		Trace struct {
-			Type      string `json:"type"`
-			EmittedAt int64  `json:"emitted_at"`
-			Error     struct {
-				Message         string `json:"message"`
-				InternalMessage string `json:"internal_message,omitempty"`
-				FailureType     string `json:"failure_type"`
-			} `json:"error"`
-		} `json:"trace"`
-	}
-)
-
 // Spec writes a SPEC message.
 func (w *Writer) Spec(s Spec) error {
-	return w.write(specMessage{Type: "SPEC", Spec: s})
+	return w.write(w.enc().AppendSpec(nil, s))
 }
 
 // ConnectionStatus writes a CONNECTION_STATUS message: SUCCEEDED, or FAILED with the
 // (already redacted) reason.
 func (w *Writer) ConnectionStatus(ok bool, reason string) error {
-	var m statusMessage
-	m.Type, m.ConnectionStatus.Status = "CONNECTION_STATUS", "SUCCEEDED"
-	if !ok {
-		m.ConnectionStatus.Status, m.ConnectionStatus.Message = "FAILED", reason
-	}
-	return w.write(m)
+	return w.write(w.enc().AppendConnectionStatus(nil, ok, reason))
 }
 
 // Catalog writes a CATALOG message.
 func (w *Writer) Catalog(streams []Stream) error {
-	var m catalogMessage
-	m.Type, m.Catalog.Streams = "CATALOG", streams
-	if m.Catalog.Streams == nil {
-		m.Catalog.Streams = []Stream{}
-	}
-	return w.write(m)
+	return w.write(w.enc().AppendCatalog(nil, streams))
 }
 
 // Log writes a LOG message at level (DEBUG, INFO, WARN, ERROR, FATAL); the message must
 // already be redacted.
 func (w *Writer) Log(level, message string) error {
-	var m struct {
-		Type string `json:"type"`
-		Log  struct {
-			Level   string `json:"level"`
-			Message string `json:"message"`
-		} `json:"log"`
-	}
-	m.Type, m.Log.Level, m.Log.Message = "LOG", level, message
-	return w.write(m)
+	return w.write(w.enc().AppendLog(nil, level, message))
 }
 
-// Error writes a TRACE ERROR message; both messages must already be redacted.
+// Error writes a TRACE ERROR message of the whole command (no stream); both messages must
+// already be redacted.
 func (w *Writer) Error(message, internal, failureType string) error {
-	var m errorMessage
-	m.Type, m.Trace.Type = "TRACE", "ERROR"
-	m.Trace.EmittedAt = w.Now().UnixMilli()
-	m.Trace.Error.Message, m.Trace.Error.InternalMessage = message, internal
-	m.Trace.Error.FailureType = failureType
-	return w.write(m)
+	return w.write(w.enc().AppendError(nil, ErrorTrace{Message: message, InternalMessage: internal, FailureType: failureType}))
 }
 
-func (w *Writer) write(m any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+func (w *Writer) enc() Encoder { return Encoder{Now: w.Now} }
+
+func (w *Writer) write(line []byte, err error) error {
+	if err != nil {
 		return err
 	}
-	_, err := w.W.Write(buf.Bytes())
+	_, err = w.W.Write(line)
 	return err
 }

@@ -10,12 +10,12 @@ import (
 // A Sequencer lets several slices be read at once while stdout stays exactly what a read of
 // one slice at a time writes. The output is a sequence of parts, made in output order (one
 // per slice, one for each stream's start and end). The part at the head of the sequence
-// writes straight to the RecordWriter; any other part formats its lines into a buffer of its
+// writes straight to the output; any other part formats its lines into a buffer of its
 // own, and when that buffer holds partBuffer bytes, its writer waits until the part reaches
 // the head. When the head part is done, the next one's buffer is written out and it becomes
 // the head. Memory stays bounded: at most partBuffer per part in flight.
 type Sequencer struct {
-	w   *RecordWriter
+	w   *writer
 	ctx context.Context
 	mu  sync.Mutex
 	// queue holds the parts not yet written out in full; queue[0] is the head.
@@ -25,9 +25,9 @@ type Sequencer struct {
 // partBuffer is how much a part not at the head may hold before its writer waits.
 const partBuffer = 1 << 20
 
-// NewSequencer writes parts to w in order. Waits end when ctx is done.
-func NewSequencer(ctx context.Context, w *RecordWriter) *Sequencer {
-	return &Sequencer{w: w, ctx: ctx}
+// NewSequencer writes parts to out in order. Waits end when ctx is done.
+func NewSequencer(ctx context.Context, out RecordOutput) *Sequencer {
+	return &Sequencer{w: out.base(), ctx: ctx}
 }
 
 // Part appends a part to the sequence: what is written into it comes after everything
@@ -53,7 +53,8 @@ type Part struct {
 	buf      []byte
 	prefixes map[string][]byte
 	// firsts are where the first record of each stream begins in buf: when the part is
-	// written out, a stream not yet running gets its RUNNING status there (airbyte).
+	// written out, what the format writes before a stream's first record goes there (the
+	// RUNNING status of a stream not yet running, in airbyte).
 	firsts  []streamAt
 	done    bool
 	dropped bool
@@ -74,22 +75,22 @@ func (p *Part) Records(stream string, recs []record.Record) error {
 		s.mu.Unlock()
 		return s.w.Records(stream, recs)
 	}
-	if err := s.w.objects(recs); err != nil {
+	if err := s.w.f.accept(recs); err != nil {
 		s.mu.Unlock()
 		return err
 	}
 	prefix, ok := p.prefixes[stream]
 	if !ok {
-		prefix = s.w.newPrefix(stream)
+		prefix = s.w.f.newPrefix(stream)
 		p.prefixes[stream] = prefix
 	}
 	var err error
 	for i, rec := range recs {
 		var b []byte
-		if b, err = s.w.line(p.buf, prefix, rec); err != nil {
+		if b, err = s.w.f.appendRecord(p.buf, prefix, rec); err != nil {
 			break
 		}
-		if i == 0 && s.w.format == FormatAirbyte && !p.has(stream) {
+		if i == 0 && !p.has(stream) {
 			p.firsts = append(p.firsts, streamAt{stream, len(p.buf)})
 		}
 		p.buf = b
@@ -141,7 +142,7 @@ func (p *Part) EndPage() error {
 }
 
 // AtHead runs f once every part before this one is written out: at once if they are. f may
-// write to the RecordWriter directly (it is the head), but must not call the part.
+// write to the output directly (it is the head), but must not call the part.
 func (p *Part) AtHead(f func()) {
 	s := p.s
 	s.mu.Lock()

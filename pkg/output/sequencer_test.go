@@ -18,7 +18,7 @@ func rec(s string) []record.Record { return []record.Record{{Raw: []byte(s)}} }
 // a dropped part writes nothing; AtHead callbacks run in their place.
 func TestSequencerKeepsOrder(t *testing.T) {
 	var buf bytes.Buffer
-	w, _ := NewRecordWriter(&buf, FormatRecords, nil)
+	w, _ := NewRecordOutput(&buf, FormatRecords, nil)
 	s := NewSequencer(context.Background(), w)
 	var events []string
 	parts := make([]*Part, 5)
@@ -50,7 +50,7 @@ func TestSequencerKeepsOrder(t *testing.T) {
 // writer then waits until the part reaches the head, and nothing is lost or reordered.
 func TestSequencerWaitsWhenAPartIsFull(t *testing.T) {
 	var buf bytes.Buffer
-	w, _ := NewRecordWriter(&buf, FormatRecords, nil)
+	w, _ := NewRecordOutput(&buf, FormatRecords, nil)
 	s := NewSequencer(context.Background(), w)
 	head, second := s.Part(), s.Part()
 	line := `{"pad":"` + strings.Repeat("x", 1000) + `"}`
@@ -87,7 +87,7 @@ func TestSequencerWaitsWhenAPartIsFull(t *testing.T) {
 // is cancelled.
 func TestSequencerEndsWaitsWithTheContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	w, _ := NewRecordWriter(&bytes.Buffer{}, FormatRecords, nil)
+	w, _ := NewRecordOutput(&bytes.Buffer{}, FormatRecords, nil)
 	s := NewSequencer(ctx, w)
 	s.Part() // the head, never done
 	p := s.Part()
@@ -104,7 +104,7 @@ func TestSequencerEndsWaitsWithTheContext(t *testing.T) {
 func TestSequencerWritesRunningBeforeBufferedRecords(t *testing.T) {
 	var buf bytes.Buffer
 	now := func() time.Time { return time.UnixMilli(7) }
-	w, _ := NewRecordWriter(&buf, FormatAirbyte, now)
+	w, _ := NewRecordOutput(&buf, FormatAirbyte, now)
 	s := NewSequencer(context.Background(), w)
 	head, second, third := s.Part(), s.Part(), s.Part()
 	// The later parts are written first, while the head holds stdout.

@@ -87,7 +87,7 @@ func partitionedDefs(t *testing.T, base string, values []string) []*manifest.Str
 func readOut(t *testing.T, o *Options, streams []*manifest.Stream, workers int) (string, []Result) {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := output.NewRecordWriter(&buf, output.FormatEnvelope, nil)
+	w, err := output.NewRecordOutput(&buf, output.FormatEnvelope, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package output
+package airbyte
 
 import (
 	"encoding/json"
