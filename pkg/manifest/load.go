@@ -275,12 +275,26 @@ func (l *loader) decode() *yaml.Node {
 	if !l.checkAliases(doc) {
 		return nil
 	}
+	l.checkDuplicates(doc)
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		l.at(root, "", diag.CodeType, fmt.Sprintf("the definition must be a mapping, not %s", kindName(root)), "")
 		return nil
 	}
 	return root
+}
+
+// checkDuplicates warns about every key written twice in one mapping and keeps the last
+// value, as the Airbyte CDK does (PyYAML builds a dict): a real connector has one in a
+// stream schema, so it is not an error.
+func (l *loader) checkDuplicates(doc *yaml.Node) {
+	dups := yamlguard.DuplicateKeys(doc)
+	for _, d := range dups {
+		l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeDuplicateKey, Line: d.Again.Line, Column: d.Again.Column,
+			Message: fmt.Sprintf("duplicate key `%s` (first at line %d:%d): the last one is used, as in the Airbyte CDK", d.Again.Value, d.First.Line, d.First.Column),
+			Hint:    "remove one of them"})
+	}
+	yamlguard.KeepLast(doc, dups)
 }
 
 // unmarshal parses the text into a node tree. A big text (up to maxEntries entries takes

@@ -114,6 +114,15 @@ func Parse(file string, data []byte) (*Values, error) {
 	if d, ok := checkAliases(name, &doc); !ok {
 		return nil, diag.List{d}
 	}
+	if dups := yamlguard.DuplicateKeys(&doc); len(dups) > 0 {
+		var l diag.List
+		for _, d := range dups {
+			l.Add(diag.Diagnostic{File: name, Line: d.Again.Line, Column: d.Again.Column, Code: diag.CodeDuplicateKey,
+				Message: fmt.Sprintf("duplicate key `%s` (first at line %d:%d)", d.Again.Value, d.First.Line, d.First.Column),
+				Hint:    "keep one of them"})
+		}
+		return nil, l
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		v.Map = map[string]any{}
 		v.doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}

@@ -1,0 +1,160 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The rough edges a new author meets (issue 28): each case runs the real command line and
+// asserts the exit code and the whole of stderr.
+
+// roughDef is a valid definition of one paginated stream; a case changes a line of it.
+const roughDef = `version: 6.5.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [items]}
+definitions:
+  requester:
+    type: HttpRequester
+    url_base: "{{ config['base_url'] }}"
+    authenticator: {type: BearerAuthenticator, api_token: "{{ config['token'] }}"}
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester:
+        $ref: "#/definitions/requester"
+        path: /items
+      record_selector:
+        type: RecordSelector
+        extractor: {type: DpathExtractor, field_path: [data]}
+      paginator:
+        type: DefaultPaginator
+        pagination_strategy:
+          type: PageIncrement
+          page_size: 10
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+spec:
+  type: Spec
+  connection_specification:
+    type: object
+    required: [base_url, token]
+    properties:
+      base_url: {type: string}
+      token: {type: string, airbyte_secret: true}
+`
+
+// roughCase is a command line run in a folder holding def.yaml (roughDef changed by edit)
+// and, when values is set, values.yaml; DIR in args stands for that folder.
+type roughCase struct {
+	name   string
+	edit   func(string) string
+	values string
+	env    map[string]string
+	args   []string
+	code   int
+	stderr string
+}
+
+func runRough(t *testing.T, cases []roughCase) {
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			def := roughDef
+			if tt.edit != nil {
+				def = tt.edit(def)
+			}
+			write := func(name, content string) {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("def.yaml", def)
+			if tt.values != "" {
+				write("values.yaml", tt.values)
+			}
+			var args []string
+			for _, a := range tt.args {
+				args = append(args, strings.ReplaceAll(a, "DIR", dir))
+			}
+			res := runCLIEnv(t, testEnv(tt.env), "", args...)
+			stderr := strings.ReplaceAll(res.Stderr, dir+string(filepath.Separator), "")
+			if res.Code != tt.code || stderr != tt.stderr {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d, stderr:\n%s", res.Code, stderr, tt.code, tt.stderr)
+			}
+		})
+	}
+}
+
+// replaceLine replaces the line that is exactly old (without its indentation) by new, with
+// the same indentation.
+func replaceLine(old, new string) func(string) string {
+	return func(s string) string {
+		lines := strings.Split(s, "\n")
+		for i, l := range lines {
+			if strings.TrimSpace(l) == old {
+				lines[i] = l[:len(l)-len(strings.TrimLeft(l, " "))] + new
+				return strings.Join(lines, "\n")
+			}
+		}
+		panic("no line " + old)
+	}
+}
+
+// roughEdges are the cases; each is a row of the README's "A new author's rough edges and
+// their messages", named by name, which quotes the first line of stderr.
+var roughEdges = []roughCase{
+	{name: "`pagination_strategy:` twice in one mapping of the definition",
+		edit: replaceLine("page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}",
+			"page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}\n        pagination_strategy: {type: OffsetIncrement, page_size: 5}"),
+		args: []string{"validate", "DIR/def.yaml"}, code: 0,
+		stderr: "def.yaml:26:9: warning: duplicate key `pagination_strategy` (first at line 22:9): the last one is used, as in the Airbyte CDK\n" +
+			"  hint: remove one of them\n" +
+			"def.yaml: valid, 1 warning\n"},
+	{name: "`token:` twice in the testing values",
+		values: "base_url: http://127.0.0.1:1\ntoken: a\ntoken: b\n",
+		args:   []string{"check", "DIR/def.yaml", "--testing-values", "DIR/values.yaml"}, code: 3,
+		stderr: "values.yaml:3:1: error: duplicate key `token` (first at line 2:1)\n  hint: keep one of them\n"},
+}
+
+func TestRoughEdges(t *testing.T) {
+	t.Parallel()
+	runRough(t, roughEdges)
+}
+
+// The README's table has a row per case, quoting the first line the user reads.
+func TestRoughEdgesAreInTheReadme(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "## A new author's rough edges and their messages")
+	if !ok {
+		t.Fatal("README.md has no section \"A new author's rough edges and their messages\"")
+	}
+	if end := strings.Index(table, "\n## "); end >= 0 {
+		table = table[:end]
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(table, "\n") {
+		if name, rest, ok := strings.Cut(strings.TrimPrefix(line, "| "), " | "); ok && name != "input" {
+			rows[name] = rest
+		}
+	}
+	for _, tt := range roughEdges {
+		row, ok := rows[tt.name]
+		first, _, _ := strings.Cut(tt.stderr, "\n")
+		if !ok {
+			t.Errorf("README: no row for %q", tt.name)
+		} else if !strings.Contains(row, first) {
+			t.Errorf("README: the row for %q does not quote %q", tt.name, first)
+		}
+	}
+	if len(rows) != len(roughEdges) {
+		t.Errorf("README table has %d rows, the cases are %d", len(rows), len(roughEdges))
+	}
+}

@@ -1,0 +1,68 @@
+package manifest
+
+import (
+	"strings"
+	"testing"
+)
+
+// The rough edges a new author meets (issue 28): each case asserts the whole list of
+// diagnostics validate prints.
+
+// edgeDef is a valid definition with one paginated stream; a case changes a line of it.
+const edgeDef = `version: 6.5.0
+type: DeclarativeSource
+check: {type: CheckStream, stream_names: [items]}
+definitions:
+  requester:
+    type: HttpRequester
+    url_base: "{{ config['base_url'] }}"
+streams:
+  - type: DeclarativeStream
+    name: items
+    retriever:
+      type: SimpleRetriever
+      requester:
+        $ref: "#/definitions/requester"
+        path: /items
+      record_selector:
+        type: RecordSelector
+        extractor: {type: DpathExtractor, field_path: [data]}
+      paginator:
+        type: DefaultPaginator
+        pagination_strategy:
+          type: PageIncrement
+          page_size: 10
+        page_token_option: {type: RequestOption, inject_into: request_parameter, field_name: page}
+spec:
+  type: Spec
+  connection_specification:
+    type: object
+    properties:
+      base_url: {type: string}
+`
+
+// edgeDiags parses src and renders its diagnostics as validate prints them.
+func edgeDiags(t *testing.T, src string) (*Definition, string) {
+	t.Helper()
+	def, diags := Parse("def.yaml", []byte(src))
+	return def, diags.Error()
+}
+
+func TestDuplicateKeyIsAWarningAndTheLastWins(t *testing.T) {
+	src := strings.Replace(edgeDef, "        page_token_option:", `        pagination_strategy:
+          type: OffsetIncrement
+          page_size: 5
+        page_token_option:`, 1)
+	def, got := edgeDiags(t, src)
+	want := "def.yaml:24:9: warning: duplicate key `pagination_strategy` (first at line 21:9): the last one is used, as in the Airbyte CDK\n" +
+		"  hint: remove one of them"
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if def == nil {
+		t.Fatal("no definition: a duplicate key is a warning")
+	}
+	if s := def.Streams[0].Paginator.Strategy.Type; s != "OffsetIncrement" {
+		t.Errorf("the strategy is %s, want the last one written, OffsetIncrement", s)
+	}
+}

@@ -1,0 +1,14 @@
+package values
+
+import "testing"
+
+// A key written twice in the testing values is an error naming both places: which of two
+// tokens was meant is not for the tool to guess.
+func TestDuplicateKeyIsAnError(t *testing.T) {
+	_, err := Parse("values.yaml", []byte("base_url: http://a.test\noptions:\n  region: eu\n  region: us\nbase_url: http://b.test\n"))
+	want := "values.yaml:4:3: error: duplicate key `region` (first at line 3:3)\n  hint: keep one of them\n" +
+		"values.yaml:5:1: error: duplicate key `base_url` (first at line 1:1)\n  hint: keep one of them"
+	if err == nil || err.Error() != want {
+		t.Errorf("got:\n%v\nwant:\n%s", err, want)
+	}
+}
