@@ -78,7 +78,7 @@ type badCase struct {
 var badInputs = []badCase{
 	// The definition (validate, read, check and paginate-trace all report these).
 	{"malformed YAML", validateArgs("malformed.yaml"), 3,
-		"testdata/badinput/malformed.yaml:3:1: error: invalid YAML: did not find expected ',' or ']'"},
+		"testdata/badinput/malformed.yaml:4:1: error: invalid YAML: did not find expected ',' or ']'"},
 	{"a tab-indented file", validateArgs("tabs.yaml"), 3,
 		"testdata/badinput/tabs.yaml:3:1: error: invalid YAML: found character that cannot start any token"},
 	{"a wrong type", validateArgs("wrong_type.yaml"), 3,

@@ -223,7 +223,7 @@ func TestE2EInvalidTestingValues(t *testing.T) {
 			values: "base_url: BASE\ntoken: [unclosed\n",
 			args:   []string{"--testing-values", "VALUES"},
 			code:   3,
-			stderr: "VALUES:1:1: error: invalid YAML: did not find expected ',' or ']'\n",
+			stderr: "VALUES:2:1: error: invalid YAML: did not find expected ',' or ']'\n",
 		},
 	}
 	for _, tt := range tests {

@@ -90,13 +90,17 @@ func runRough(t *testing.T, cases []roughCase) {
 }
 
 // replaceLine replaces the line that is exactly old (without its indentation) by new, with
-// the same indentation.
+// the same indentation, or one space less when new starts with \b.
 func replaceLine(old, new string) func(string) string {
 	return func(s string) string {
 		lines := strings.Split(s, "\n")
 		for i, l := range lines {
 			if strings.TrimSpace(l) == old {
-				lines[i] = l[:len(l)-len(strings.TrimLeft(l, " "))] + new
+				indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+				if rest, ok := strings.CutPrefix(new, "\b"); ok {
+					indent, new = indent[1:], rest
+				}
+				lines[i] = indent + new
 				return strings.Join(lines, "\n")
 			}
 		}
@@ -118,6 +122,17 @@ var roughEdges = []roughCase{
 		values: "base_url: http://127.0.0.1:1\ntoken: a\ntoken: b\n",
 		args:   []string{"check", "DIR/def.yaml", "--testing-values", "DIR/values.yaml"}, code: 3,
 		stderr: "values.yaml:3:1: error: duplicate key `token` (first at line 2:1)\n  hint: keep one of them\n"},
+	{name: "a `$ref` to a definition that does not exist",
+		edit: replaceLine(`$ref: "#/definitions/requester"`, `$ref: "#/definitions/requestor"`),
+		args: []string{"validate", "DIR/def.yaml"}, code: 3,
+		stderr: "def.yaml:15:15: error: reference `#/definitions/requestor` not found\n" +
+			"  hint: did you mean `#/definitions/requester`?\n" +
+			"def.yaml: invalid, 1 error\n"},
+	{name: "a key indented one space less than its mapping (line 16)",
+		edit: replaceLine("path: /items", "\bpath: /items"),
+		args: []string{"validate", "DIR/def.yaml"}, code: 3,
+		stderr: "def.yaml:16:1: error: invalid YAML: did not find expected key\n" +
+			"def.yaml: invalid, 1 error\n"},
 }
 
 func TestRoughEdges(t *testing.T) {

@@ -142,6 +142,9 @@ type loader struct {
 	parentWins bool
 	// inTemplate is set while a dynamic stream's template is checked.
 	inTemplate bool
+	// broken are the positions of the mappings whose $ref could not be resolved (see
+	// brokenAt).
+	broken map[[2]int]bool
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context
@@ -196,12 +199,24 @@ func (l *loader) add(d diag.Diagnostic) {
 		l.droppedErrors = l.droppedErrors || d.Severity == diag.Error
 		return
 	}
+	if d.Code == diag.CodeMissingField && l.broken[[2]int{d.Line, d.Column}] {
+		return
+	}
 	k := fmt.Sprintf("%d:%d:%s:%s", d.Line, d.Column, d.Code, d.Message)
 	if l.seen[k] {
 		return
 	}
 	l.seen[k] = true
 	l.diags = append(l.diags, d)
+}
+
+// brokenAt notes that the $ref of mapping n could not be resolved (which is reported): the
+// fields it would have given are missing, and saying so would only hide the real problem.
+func (l *loader) brokenAt(n *yaml.Node) {
+	if l.broken == nil {
+		l.broken = map[[2]int]bool{}
+	}
+	l.broken[[2]int{n.Line, n.Column}] = true
 }
 
 // at reports a problem at the position of node n.
@@ -245,6 +260,10 @@ func (l *loader) decode() *yaml.Node {
 	}
 	doc, err := l.unmarshal()
 	if l.stopped {
+		return nil
+	}
+	if line, msg, ok := yamlguard.SyntaxError(l.src, err); ok {
+		l.add(diag.Diagnostic{Code: diag.CodeYAML, Line: line, Column: 1, Message: "invalid YAML: " + msg})
 		return nil
 	}
 	if err != nil {

@@ -66,3 +66,29 @@ func TestDuplicateKeyIsAWarningAndTheLastWins(t *testing.T) {
 		t.Errorf("the strategy is %s, want the last one written, OffsetIncrement", s)
 	}
 }
+
+// A $ref that names nothing is the one problem reported: the fields it would have given are
+// not also reported missing.
+func TestBrokenRefHidesTheFieldsItWouldGive(t *testing.T) {
+	src := strings.Replace(edgeDef, `$ref: "#/definitions/requester"`, `$ref: "#/definitions/requestor"`, 1)
+	def, got := edgeDiags(t, src)
+	want := "def.yaml:14:15: error: reference `#/definitions/requestor` not found\n" +
+		"  hint: did you mean `#/definitions/requester`?"
+	if def != nil || got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	// Without the $ref, the same mapping misses its url_base.
+	src = strings.Replace(edgeDef, `        $ref: "#/definitions/requester"`+"\n", "", 1)
+	if _, got := edgeDiags(t, src); got != "def.yaml:14:9: error: HttpRequester is missing the required field `url_base` (or `url`)" {
+		t.Errorf("without the $ref: %s", got)
+	}
+}
+
+// A YAML syntax error is reported on the line where the parser stopped, not where the block
+// holding it starts.
+func TestYAMLErrorOnTheOffendingLine(t *testing.T) {
+	src := strings.Replace(edgeDef, "        path: /items", "       path: /items", 1)
+	if _, got := edgeDiags(t, src); got != "def.yaml:15:1: error: invalid YAML: did not find expected key" {
+		t.Errorf("got %s", got)
+	}
+}

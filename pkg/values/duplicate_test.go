@@ -12,3 +12,12 @@ func TestDuplicateKeyIsAnError(t *testing.T) {
 		t.Errorf("got:\n%v\nwant:\n%s", err, want)
 	}
 }
+
+// A syntax error is reported on the line where the parser stopped.
+func TestSyntaxErrorLine(t *testing.T) {
+	_, err := Parse("values.yaml", []byte("base_url: http://a.test\noptions:\n  region: eu\n  depth: 2\n extra: 1\n"))
+	want := "values.yaml:5:1: error: invalid YAML: did not find expected key"
+	if err == nil || err.Error() != want {
+		t.Errorf("got:\n%v\nwant:\n%s", err, want)
+	}
+}
