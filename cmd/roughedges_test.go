@@ -133,6 +133,12 @@ var roughEdges = []roughCase{
 		args: []string{"validate", "DIR/def.yaml"}, code: 3,
 		stderr: "def.yaml:16:1: error: invalid YAML: did not find expected key\n" +
 			"def.yaml: invalid, 1 error\n"},
+	{name: "a template reading `config['base_ur']` beside the property `base_url`",
+		edit: replaceLine(`url_base: "{{ config['base_url'] }}"`, `url_base: "{{ config['base_ur'] }}"`),
+		args: []string{"validate", "DIR/def.yaml"}, code: 0,
+		stderr: "def.yaml:7:26: warning: in `url_base`: config['base_ur'] is not in spec.connection_specification\n" +
+			"  hint: did you mean `base_url`?\n" +
+			"def.yaml: valid, 1 warning\n"},
 }
 
 func TestRoughEdges(t *testing.T) {

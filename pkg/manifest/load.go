@@ -96,6 +96,7 @@ func ParseContext(ctx context.Context, file string, src []byte) (def *Definition
 	l.checkCredentials()
 	l.checkCDKVariables()
 	if def != nil {
+		l.checkConfigKeys(def)
 		l.checkAuthenticators(def)
 		l.checkStaticConflicts()
 	}

@@ -92,3 +92,50 @@ func TestYAMLErrorOnTheOffendingLine(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// A template reading a config key the specification does not declare is a warning, once per
+// key; the keys that config_normalization_rules add and the OAuth flow writes are declared.
+func TestConfigKeyNotInTheSpec(t *testing.T) {
+	t.Run("a typo", func(t *testing.T) {
+		src := strings.Replace(edgeDef, "config['base_url']", "config['base_ur']", 1)
+		src = strings.Replace(src, "path: /items", "path: \"/{{ config.base_ur }}/{{ config['region'] }}\"", 1)
+		def, got := edgeDiags(t, src)
+		want := "def.yaml:7:26: warning: in `url_base`: config['base_ur'] is not in spec.connection_specification (read at 1 other place too)\n" +
+			"  hint: did you mean `base_url`?\n" +
+			"def.yaml:15:48: warning: in `path`: config['region'] is not in spec.connection_specification\n" +
+			"  hint: declare it under spec.connection_specification.properties, or fix the key"
+		if def == nil || got != want {
+			t.Errorf("got:\n%s\nwant:\n%s", got, want)
+		}
+	})
+	t.Run("keys added by config_normalization_rules or written by the OAuth flow", func(t *testing.T) {
+		src := strings.Replace(edgeDef, "path: /items", "path: \"/{{ config['region'] }}/{{ config['token'] }}/{{ config['old'] }}\"", 1) + `  config_normalization_rules:
+    type: ConfigNormalizationRules
+    config_migrations:
+      - type: ConfigMigration
+        transformations:
+          - type: ConfigAddFields
+            fields:
+              - {type: AddedFieldDefinition, path: [region], value: "{{ config['old'] }}"}
+  advanced_auth:
+    auth_flow_type: oauth2.0
+    oauth_config_specification:
+      complete_oauth_output_specification:
+        type: object
+        properties:
+          access_token: {type: string, path_in_connector_config: [token]}
+`
+		_, got := edgeDiags(t, src)
+		want := "def.yaml:15:72: warning: in `path`: config['old'] is not in spec.connection_specification\n" +
+			"  hint: declare it under spec.connection_specification.properties, or fix the key"
+		if got != want {
+			t.Errorf("got:\n%s\nwant:\n%s", got, want)
+		}
+	})
+	t.Run("no properties declared", func(t *testing.T) {
+		src := strings.Replace(edgeDef, "    properties:\n      base_url: {type: string}\n", "", 1)
+		if _, got := edgeDiags(t, src); got != "" {
+			t.Errorf("got:\n%s", got)
+		}
+	})
+}
