@@ -47,7 +47,8 @@ spec:
 `
 
 // roughCase is a command line run in a folder holding def.yaml (roughDef changed by edit)
-// and, when values is set, values.yaml; DIR in args stands for that folder.
+// and, when values is set, values.yaml; DIR in args stands for that folder, whose path is
+// left out of stderr.
 type roughCase struct {
 	name   string
 	edit   func(string) string
@@ -139,6 +140,16 @@ var roughEdges = []roughCase{
 		stderr: "def.yaml:7:26: warning: in `url_base`: config['base_ur'] is not in spec.connection_specification\n" +
 			"  hint: did you mean `base_url`?\n" +
 			"def.yaml: valid, 1 warning\n"},
+	{name: "`check` with a value left empty, as `init-values` writes a required one",
+		values: "base_url: http://127.0.0.1:1\ntoken:\n",
+		args:   []string{"check", "DIR/def.yaml", "--testing-values", "DIR/values.yaml"}, code: 3,
+		stderr: "values.yaml:2:7: error: testing value \"token\" is empty (null): fill it in\n" +
+			"values.yaml: the testing values do not match spec.connection_specification of def.yaml\n"},
+	{name: "`check` without `--testing-values`",
+		args: []string{"check", "DIR/def.yaml"}, code: 2,
+		stderr: "error: --testing-values is required: spec.connection_specification of def.yaml requires base_url, token; " +
+			"pass the file with the connector's configuration and credentials (see testing-values.example.yaml); " +
+			"`connector init-values def.yaml -o creds.yaml` writes one to fill in\n"},
 }
 
 func TestRoughEdges(t *testing.T) {

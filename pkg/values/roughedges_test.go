@@ -21,3 +21,23 @@ func TestSyntaxErrorLine(t *testing.T) {
 		t.Errorf("got:\n%v\nwant:\n%s", err, want)
 	}
 }
+
+// A key written with no value, as init-values leaves a required one, is said to be empty.
+func TestEmptyValueIsSaidToBeEmpty(t *testing.T) {
+	v, err := Parse("values.yaml", []byte("client_id:\nport: null\nname: 5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := map[string]any{"type": "object", "properties": map[string]any{
+		"client_id": map[string]any{"type": "string"},
+		"port":      map[string]any{"type": "integer"},
+		"name":      map[string]any{"type": "string"},
+		"note":      map[string]any{"type": []any{"string", "null"}},
+	}}
+	want := "values.yaml:1:11: error: testing value \"client_id\" is empty (null): fill it in\n" +
+		"values.yaml:2:7: error: testing value \"port\" is empty (null): fill it in\n" +
+		"values.yaml:3:7: error: testing value \"name\": got integer, want string"
+	if err := v.Validate(spec); err == nil || err.Error() != want {
+		t.Errorf("got:\n%v\nwant:\n%s", err, want)
+	}
+}
