@@ -116,7 +116,7 @@ var badInputs = []badCase{
 
 	// The command line and the testing values.
 	{"an unknown flag", func(e *badEnv) []string { return e.read("api.yaml", e.api, "--max-recods", "3") }, 2,
-		"error: unknown flag: --max-recods"},
+		"error: unknown flag: --max-recods (did you mean --max-records?)"},
 	{"a timeout that is not positive", func(e *badEnv) []string { return e.read("api.yaml", e.api, "--timeout", "0s") }, 2,
 		"error: --timeout must be positive, e.g. 30s"},
 	{"a missing testing values file", func(e *badEnv) []string {

@@ -150,6 +150,12 @@ var roughEdges = []roughCase{
 		stderr: "error: --testing-values is required: spec.connection_specification of def.yaml requires base_url, token; " +
 			"pass the file with the connector's configuration and credentials (see testing-values.example.yaml); " +
 			"`connector init-values def.yaml -o creds.yaml` writes one to fill in\n"},
+	{name: "`read def.yaml --max-recods 3`",
+		args: []string{"read", "DIR/def.yaml", "--max-recods", "3"}, code: 2,
+		stderr: "error: unknown flag: --max-recods (did you mean --max-records?)\nRun 'connector read --help' for usage.\n"},
+	{name: "`read def.yaml -max-records 3` (one dash)",
+		args: []string{"read", "DIR/def.yaml", "-max-records", "3"}, code: 2,
+		stderr: "error: unknown shorthand flag: 'm' in -max-records (did you mean --max-records?)\nRun 'connector read --help' for usage.\n"},
 }
 
 func TestRoughEdges(t *testing.T) {
