@@ -57,7 +57,7 @@ func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func Execute(ctx context.Context, args []string, env Env) int {
 	env = env.withDefaults()
 	io := newIOStreams(env.Stdin, env.Stdout, env.Stderr)
-	_, io.noColorEnv = env.lookup("NO_COLOR")
+	io.noColorEnv = env.noColor()
 	// A hidden switch for performance work: CONNECTOR_CPUPROFILE=cpu.out writes a CPU
 	// profile of the run (go tool pprof connector cpu.out).
 	if path, _ := env.lookup("CONNECTOR_CPUPROFILE"); path != "" {
@@ -168,7 +168,7 @@ that command's section.
 			return nil
 		},
 	}
-	root.PersistentFlags().Bool("no-color", false, "never colour the output (colour is used only on a terminal and when NO_COLOR is unset)")
+	root.PersistentFlags().Bool("no-color", false, "never colour the output (colour is used only on a terminal and when NO_COLOR is unset or empty)")
 	root.PersistentFlags().String("settings", "", "a settings `file` (YAML, JSON or TOML) with flag values: top-level keys for every command, a section per command (see above)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var bad *pflag.InvalidValueError

@@ -196,3 +196,29 @@ func TestRoughEdgesAreInTheReadme(t *testing.T) {
 		t.Errorf("README table has %d rows, the cases are %d", len(rows), len(roughEdges))
 	}
 }
+
+// NO_COLOR turns colour off only when it is set to a value that is not empty
+// (no-color.org); --no-color always does. The streams are taken to be terminals.
+func TestEmptyNoColorKeepsColour(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		env     map[string]string
+		noColor bool
+		want    bool
+	}{
+		{"NO_COLOR unset", nil, false, true},
+		{"NO_COLOR empty", map[string]string{"NO_COLOR": ""}, false, true},
+		{"NO_COLOR=1", map[string]string{"NO_COLOR": "1"}, false, false},
+		{"NO_COLOR=0 (any value that is not empty)", map[string]string{"NO_COLOR": "0"}, false, false},
+		{"NO_COLOR empty and --no-color", map[string]string{"NO_COLOR": ""}, true, false},
+	}
+	for _, tt := range tests {
+		env := Env{Getenv: func(name string) (string, bool) { v, ok := tt.env[name]; return v, ok }}
+		s := &ioStreams{outTTY: true, errTTY: true, noColorEnv: env.noColor()}
+		s.setColor(!tt.noColor)
+		if s.colorOut != tt.want || s.colorErr != tt.want {
+			t.Errorf("%s: colour on stdout %v, on stderr %v, want %v", tt.name, s.colorOut, s.colorErr, tt.want)
+		}
+	}
+}
