@@ -222,3 +222,38 @@ func TestEmptyNoColorKeepsColour(t *testing.T) {
 		}
 	}
 }
+
+// The README says how to get the command before it first runs it, and holds no Go string
+// residue (`+"`failed`"+`) from messages pasted out of the code.
+func TestReadmeReadsAsText(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	for _, residue := range []string{"`+\"", "\"+`"} {
+		if i := strings.Index(readme, residue); i >= 0 {
+			t.Errorf("README line %d has the Go string residue %s", strings.Count(readme[:i], "\n")+1, residue)
+		}
+	}
+	// first is the offset of the first line of a code block that runs `connector`.
+	first, fenced, off := -1, false, 0
+	for _, line := range strings.SplitAfter(readme, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+		} else if fenced && strings.HasPrefix(line, "connector ") {
+			first = off
+			break
+		}
+		off += len(line)
+	}
+	if first < 0 {
+		t.Fatal("README runs no `connector` command")
+	}
+	for _, how := range []string{"`make build`", "`go install .`", "`./connector`", "`PATH`"} {
+		if i := strings.Index(readme, how); i < 0 || i > first {
+			t.Errorf("README says %s only after its first `connector` command (line %d)", how, strings.Count(readme[:first], "\n")+1)
+		}
+	}
+}
