@@ -78,7 +78,7 @@ type badCase struct {
 var badInputs = []badCase{
 	// The definition (validate, read, check and paginate-trace all report these).
 	{"malformed YAML", validateArgs("malformed.yaml"), 3,
-		"testdata/badinput/malformed.yaml:3:1: error: invalid YAML: did not find expected ',' or ']'"},
+		"testdata/badinput/malformed.yaml:4:1: error: invalid YAML: did not find expected ',' or ']'"},
 	{"a tab-indented file", validateArgs("tabs.yaml"), 3,
 		"testdata/badinput/tabs.yaml:3:1: error: invalid YAML: found character that cannot start any token"},
 	{"a wrong type", validateArgs("wrong_type.yaml"), 3,
@@ -116,7 +116,7 @@ var badInputs = []badCase{
 
 	// The command line and the testing values.
 	{"an unknown flag", func(e *badEnv) []string { return e.read("api.yaml", e.api, "--max-recods", "3") }, 2,
-		"error: unknown flag: --max-recods"},
+		"error: unknown flag: --max-recods (did you mean --max-records?)"},
 	{"a timeout that is not positive", func(e *badEnv) []string { return e.read("api.yaml", e.api, "--timeout", "0s") }, 2,
 		"error: --timeout must be positive, e.g. 30s"},
 	{"a missing testing values file", func(e *badEnv) []string {

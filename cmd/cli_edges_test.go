@@ -279,7 +279,8 @@ path: /items
 			args: []string{"check", "--set", "base_url=API"},
 			code: 2,
 			stderr: "error: --testing-values is required: spec.connection_specification of DEF requires token; " +
-				"pass the file with the connector's configuration and credentials (see testing-values.example.yaml)\n",
+				"pass the file with the connector's configuration and credentials (see testing-values.example.yaml); " +
+				"`connector init-values DEF -o creds.yaml` writes one to fill in\n",
 		},
 		{
 			name: "values from --set only are named in messages",

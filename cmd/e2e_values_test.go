@@ -159,7 +159,7 @@ func TestE2EInvalidTestingValues(t *testing.T) {
 		{
 			name:   "no --testing-values at all",
 			code:   2,
-			stderr: "error: --testing-values is required: spec.connection_specification of DEF requires base_url, token, region; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)\n",
+			stderr: "error: --testing-values is required: spec.connection_specification of DEF requires base_url, token, region; pass the file with the connector's configuration and credentials (see testing-values.example.yaml); `connector init-values DEF -o creds.yaml` writes one to fill in\n",
 		},
 		{
 			name:   "a missing required key",
@@ -223,7 +223,7 @@ func TestE2EInvalidTestingValues(t *testing.T) {
 			values: "base_url: BASE\ntoken: [unclosed\n",
 			args:   []string{"--testing-values", "VALUES"},
 			code:   3,
-			stderr: "VALUES:1:1: error: invalid YAML: did not find expected ',' or ']'\n",
+			stderr: "VALUES:2:1: error: invalid YAML: did not find expected ',' or ']'\n",
 		},
 	}
 	for _, tt := range tests {

@@ -53,6 +53,13 @@ func (e *Env) lookup(name string) (string, bool) {
 	return e.Getenv(name)
 }
 
+// noColor reports that NO_COLOR turns colour off: set to a value that is not empty, as
+// no-color.org says (NO_COLOR= leaves colour on).
+func (e *Env) noColor() bool {
+	v, _ := e.lookup("NO_COLOR")
+	return v != ""
+}
+
 // clock is the run's clock.
 func (e *Env) clock() func() time.Time {
 	if e.Now == nil {

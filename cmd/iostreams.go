@@ -25,7 +25,7 @@ type ioStreams struct {
 	errTTY   bool
 	colorOut bool
 	colorErr bool
-	// noColorEnv says NO_COLOR is set in the run's environment.
+	// noColorEnv says NO_COLOR is set to a value that is not empty in the run's environment.
 	noColorEnv bool
 }
 
@@ -54,8 +54,8 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// setColor decides colour: only on a terminal, only when NO_COLOR is unset, and not when
-// --no-color was given.
+// setColor decides colour: only on a terminal, only when NO_COLOR is unset or empty, and not
+// when --no-color was given.
 func (s *ioStreams) setColor(allowed bool) {
 	allowed = allowed && !s.noColorEnv
 	s.colorOut = allowed && s.outTTY

@@ -180,8 +180,8 @@ func loadTestingValues(s *ioStreams, defPath string, spec map[string]any, path s
 	}
 	if path == "" {
 		if missing := missingRequired(spec, vals.Map); len(missing) > 0 {
-			return nil, nil, &valuesRequired{&usageError{fmt.Sprintf("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml)",
-				defPath, strings.Join(missing, ", "))}}
+			return nil, nil, &valuesRequired{&usageError{fmt.Sprintf("--testing-values is required: spec.connection_specification of %s requires %s; pass the file with the connector's configuration and credentials (see testing-values.example.yaml); `connector init-values %s -o creds.yaml` writes one to fill in",
+				defPath, strings.Join(missing, ", "), defPath)}}
 		}
 	}
 	return vals, defaults, nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -56,7 +57,7 @@ func (e *silentError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func Execute(ctx context.Context, args []string, env Env) int {
 	env = env.withDefaults()
 	io := newIOStreams(env.Stdin, env.Stdout, env.Stderr)
-	_, io.noColorEnv = env.lookup("NO_COLOR")
+	io.noColorEnv = env.noColor()
 	// A hidden switch for performance work: CONNECTOR_CPUPROFILE=cpu.out writes a CPU
 	// profile of the run (go tool pprof connector cpu.out).
 	if path, _ := env.lookup("CONNECTOR_CPUPROFILE"); path != "" {
@@ -167,14 +168,18 @@ that command's section.
 			return nil
 		},
 	}
-	root.PersistentFlags().Bool("no-color", false, "never colour the output (colour is used only on a terminal and when NO_COLOR is unset)")
+	root.PersistentFlags().Bool("no-color", false, "never colour the output (colour is used only on a terminal and when NO_COLOR is unset or empty)")
 	root.PersistentFlags().String("settings", "", "a settings `file` (YAML, JSON or TOML) with flag values: top-level keys for every command, a section per command (see above)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var bad *pflag.InvalidValueError
 		if errors.As(err, &bad) {
 			return flagError(bad.GetFlag(), bad.GetValue(), bad.Unwrap(), "")
 		}
-		return usagef("%v\nRun '%s --help' for usage.", err, c.CommandPath())
+		msg := err.Error()
+		if near := nearestFlag(c, msg); near != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", near)
+		}
+		return usagef("%s\nRun '%s --help' for usage.", msg, c.CommandPath())
 	})
 	root.SetHelpCommand(newCmdHelp(root))
 	root.AddCommand(
@@ -237,6 +242,32 @@ func unknownCommand(root *cobra.Command, word string) error {
 		hint = fmt.Sprintf("did you mean %q?", near)
 	}
 	return usagef("unknown command %q; %s\nRun 'connector --help' for usage.", word, hint)
+}
+
+// nearestFlag returns the flag of c that an unknown flag is a typo of, from pflag's message
+// ("unknown flag: --max-recods", or "unknown shorthand flag: 'm' in -max-records" for a
+// long name written with one dash), else "".
+func nearestFlag(c *cobra.Command, msg string) string {
+	var word string
+	if rest, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		word = rest
+	} else if _, rest, ok := strings.Cut(msg, "' in -"); ok && strings.HasPrefix(msg, "unknown shorthand flag: ") && len(rest) > 1 {
+		word = rest
+	}
+	word, _, _ = strings.Cut(word, "=")
+	if word == "" {
+		return ""
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && f.Deprecated == "" {
+			names = append(names, f.Name)
+		}
+	})
+	if slices.Contains(names, word) {
+		return word
+	}
+	return nearest(word, names)
 }
 
 // commandNames lists the commands of connector, in the order of the help.

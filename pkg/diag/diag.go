@@ -23,6 +23,7 @@ const (
 	CodeYAML         = "yaml"
 	CodeRef          = "ref"
 	CodeUnknownField = "unknown-field"
+	CodeDuplicateKey = "duplicate-key"
 	CodeMissingField = "missing-field"
 	CodeType         = "type"
 	CodeUnsupported  = "unsupported-component"

@@ -21,7 +21,7 @@ func TestDiagnostics(t *testing.T) {
 		file string
 		want []want
 	}{
-		{"yaml_error.yaml", []want{{at: "2:1", code: diag.CodeYAML, msg: "invalid YAML: did not find expected '-' indicator"}}},
+		{"yaml_error.yaml", []want{{at: "4:1", code: diag.CodeYAML, msg: "invalid YAML: did not find expected '-' indicator"}}},
 		{"ref_missing.yaml", []want{{at: "12:15", code: diag.CodeRef, msg: "reference `#/definitions/requestr` not found",
 			hint: "did you mean `#/definitions/requester`?"}}},
 		{"ref_cycle.yaml", []want{{at: "6:11", code: diag.CodeRef,

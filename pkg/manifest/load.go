@@ -96,6 +96,7 @@ func ParseContext(ctx context.Context, file string, src []byte) (def *Definition
 	l.checkCredentials()
 	l.checkCDKVariables()
 	if def != nil {
+		l.checkConfigKeys(def)
 		l.checkAuthenticators(def)
 		l.checkStaticConflicts()
 	}
@@ -142,6 +143,9 @@ type loader struct {
 	parentWins bool
 	// inTemplate is set while a dynamic stream's template is checked.
 	inTemplate bool
+	// broken are the positions of the mappings whose $ref could not be resolved (see
+	// brokenAt).
+	broken map[[2]int]bool
 
 	// ctx cancels the load; ticks counts the calls to tick between two looks at it.
 	ctx   context.Context
@@ -196,12 +200,24 @@ func (l *loader) add(d diag.Diagnostic) {
 		l.droppedErrors = l.droppedErrors || d.Severity == diag.Error
 		return
 	}
+	if d.Code == diag.CodeMissingField && l.broken[[2]int{d.Line, d.Column}] {
+		return
+	}
 	k := fmt.Sprintf("%d:%d:%s:%s", d.Line, d.Column, d.Code, d.Message)
 	if l.seen[k] {
 		return
 	}
 	l.seen[k] = true
 	l.diags = append(l.diags, d)
+}
+
+// brokenAt notes that the $ref of mapping n could not be resolved (which is reported): the
+// fields it would have given are missing, and saying so would only hide the real problem.
+func (l *loader) brokenAt(n *yaml.Node) {
+	if l.broken == nil {
+		l.broken = map[[2]int]bool{}
+	}
+	l.broken[[2]int{n.Line, n.Column}] = true
 }
 
 // at reports a problem at the position of node n.
@@ -247,6 +263,10 @@ func (l *loader) decode() *yaml.Node {
 	if l.stopped {
 		return nil
 	}
+	if line, msg, ok := yamlguard.SyntaxError(l.src, err); ok {
+		l.add(diag.Diagnostic{Code: diag.CodeYAML, Line: line, Column: 1, Message: "invalid YAML: " + msg})
+		return nil
+	}
 	if err != nil {
 		for _, msg := range strings.Split(err.Error(), "\n") {
 			msg = strings.TrimSpace(strings.TrimPrefix(msg, "yaml: unmarshal errors:"))
@@ -275,12 +295,26 @@ func (l *loader) decode() *yaml.Node {
 	if !l.checkAliases(doc) {
 		return nil
 	}
+	l.checkDuplicates(doc)
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		l.at(root, "", diag.CodeType, fmt.Sprintf("the definition must be a mapping, not %s", kindName(root)), "")
 		return nil
 	}
 	return root
+}
+
+// checkDuplicates warns about every key written twice in one mapping and keeps the last
+// value, as the Airbyte CDK does (PyYAML builds a dict): a real connector has one in a
+// stream schema, so it is not an error.
+func (l *loader) checkDuplicates(doc *yaml.Node) {
+	dups := yamlguard.DuplicateKeys(doc)
+	for _, d := range dups {
+		l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeDuplicateKey, Line: d.Again.Line, Column: d.Again.Column,
+			Message: fmt.Sprintf("duplicate key `%s` (first at line %d:%d): the last one is used, as in the Airbyte CDK", d.Again.Value, d.First.Line, d.First.Column),
+			Hint:    "remove one of them"})
+	}
+	yamlguard.KeepLast(doc, dups)
 }
 
 // unmarshal parses the text into a node tree. A big text (up to maxEntries entries takes

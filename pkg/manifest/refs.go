@@ -292,6 +292,9 @@ func (r *resolver) overlay(n, ref *yaml.Node, path string, depth int) resolved {
 		return target // only the $ref: the referenced node itself, with its positions
 	}
 	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	if target.out == brokenRef {
+		r.l.brokenAt(n)
+	}
 	if target.out.Kind == yaml.MappingNode {
 		out.Content = append(out.Content, target.out.Content...)
 	} else if target.out != brokenRef {

@@ -33,6 +33,7 @@ type gen struct {
 	src    string
 	vars   map[string]bool
 	reads  map[string]bool
+	keys   []KeyRead
 	scope  *scope
 	nslots int
 	tmp    int
@@ -40,6 +41,19 @@ type gen struct {
 	// impure is set by a call to a function whose result is not its arguments' alone (the
 	// clock, a random UUID) or to a method that changes its receiver.
 	impure bool
+}
+
+// noteKey records that the template reads the constant key of x, when x is a free variable
+// (config['key'], config.key); pos is where the key is written.
+func (g *gen) noteKey(x expr, key string, pos int) {
+	n, ok := x.(*nameExpr)
+	if !ok || !g.vars[n.name] || n.name == "self" {
+		return
+	}
+	if _, local := g.scope.lookup(n.name); local {
+		return
+	}
+	g.keys = append(g.keys, KeyRead{Var: n.name, Key: key, Offset: pos})
 }
 
 func (g *gen) errAt(pos int, msg string, candidates []string, name string) *Error {
@@ -163,11 +177,17 @@ func (g *gen) expr(e expr) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		g.noteKey(x.x, x.name, x.pos)
 		return call("_attr", o, strconv.Quote(x.name)), nil
 	case *itemExpr:
 		o, err := g.expr(x.x)
 		if err != nil {
 			return "", err
+		}
+		if lit, ok := x.k.(*litExpr); ok {
+			if key, ok := lit.v.(string); ok {
+				g.noteKey(x.x, key, lit.pos)
+			}
 		}
 		k, err := g.expr(x.k)
 		if err != nil {

@@ -45,6 +45,7 @@ type Template struct {
 	src     string
 	literal bool
 	reads   []string
+	keys    []KeyRead
 	body    []rnode
 	single  *prog // the template is one {{ expression }}
 	fast    *fastPath
@@ -195,6 +196,7 @@ func compile(src string, vars []string) (t *Template, err error) {
 		t.reads = append(t.reads, v)
 	}
 	sort.Strings(t.reads)
+	t.keys = g.keys
 	return t, nil
 }
 
@@ -390,6 +392,26 @@ func (t *Template) Deterministic() bool { return !t.impure }
 func (t *Template) Reads(name string) bool {
 	i := sort.SearchStrings(t.reads, name)
 	return i < len(t.reads) && t.reads[i] == name
+}
+
+// KeyRead is a constant key a template reads from a free variable: config['base_url'] and
+// config.base_url read Key "base_url" of Var "config". Offset is the byte offset of the key
+// in the source. config.get('base_url', default) is not one: it says the key may be absent.
+type KeyRead struct {
+	Var, Key string
+	Offset   int
+}
+
+// KeysRead lists the constant keys the template reads from the free variable name, in the
+// order they are written; a key read by a computed subscript (config[name]) is not listed.
+func (t *Template) KeysRead(name string) []KeyRead {
+	var out []KeyRead
+	for _, k := range t.keys {
+		if k.Var == name {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 var (

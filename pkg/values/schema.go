@@ -705,6 +705,8 @@ type failure struct {
 	// gaveUp marks a pattern that could not be matched in time: the value is neither
 	// accepted nor refused.
 	gaveUp bool
+	// empty marks a null value where the schema wants another type: a key left empty.
+	empty bool
 }
 
 // isMissing reports a failure about a key the object lacks (whose name may be "").
@@ -721,6 +723,9 @@ func (f failure) String() string {
 	}
 	if len(f.path) == 0 {
 		return "testing values: " + f.msg
+	}
+	if f.empty {
+		return fmt.Sprintf("testing value %q is empty (null): fill it in", strings.Join(f.path, "."))
 	}
 	return fmt.Sprintf("testing value %q: %s", strings.Join(f.path, "."), f.msg)
 }
@@ -801,6 +806,8 @@ func (c *checker) check(s *schema, v any, path []string, out *[]failure) {
 	if s.types != nil && !s.hasType(kind, r) {
 		// The other keywords would only repeat that the value is of another kind.
 		fail("type", fmt.Sprintf("got %s, want %s", typeName(kind, r), strings.Join(s.types, " or ")))
+		// A key written with no value (`client_id:`, as init-values leaves it) is null.
+		(*out)[len(*out)-1].empty = v == nil && len(path) > 0
 		return
 	}
 	if s.enum != nil && !slices.Contains(s.enumKeys, canonical(v)) {

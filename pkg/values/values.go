@@ -109,10 +109,19 @@ func Parse(file string, data []byte) (*Values, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, diag.List{yamlDiag(name, err)}
+		return nil, diag.List{yamlDiag(name, data, err)}
 	}
 	if d, ok := checkAliases(name, &doc); !ok {
 		return nil, diag.List{d}
+	}
+	if dups := yamlguard.DuplicateKeys(&doc); len(dups) > 0 {
+		var l diag.List
+		for _, d := range dups {
+			l.Add(diag.Diagnostic{File: name, Line: d.Again.Line, Column: d.Again.Column, Code: diag.CodeDuplicateKey,
+				Message: fmt.Sprintf("duplicate key `%s` (first at line %d:%d)", d.Again.Value, d.First.Line, d.First.Column),
+				Hint:    "keep one of them"})
+		}
+		return nil, l
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		v.Map = map[string]any{}
@@ -136,7 +145,11 @@ func Parse(file string, data []byte) (*Values, error) {
 	return v, nil
 }
 
-func yamlDiag(file string, err error) diag.Diagnostic {
+func yamlDiag(file string, src []byte, err error) diag.Diagnostic {
+	if line, msg, ok := yamlguard.SyntaxError(src, err); ok {
+		return diag.Diagnostic{File: file, Line: line, Column: 1, Severity: diag.Error, Code: diag.CodeYAML,
+			Message: "invalid YAML: " + msg}
+	}
 	msg := err.Error()
 	line := 0
 	// yaml.v3 says "yaml: line 3: mapping values are not allowed in this context".
