@@ -153,6 +153,11 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 	}
 	fail := func(msg, internal string) error { return failAs("config_error", msg, internal) }
 	defName, src, config, err := opts.inputs()
+	if opts.command == "spec" && errors.Is(err, errNoDefinition) {
+		// The CDK's source-declarative-manifest answers spec with the spec of any
+		// definition: a config that carries one.
+		return w.Spec(airbyte.GeneralSpec())
+	}
 	if err != nil {
 		return fail("Error starting the sync. This could be due to an invalid configuration or catalog. Error: "+err.Error(), "")
 	}
@@ -375,6 +380,10 @@ func cursorOf(s *manifest.Stream, config map[string]any) (string, bool) {
 	return field, inc.AllowCatalogCursor
 }
 
+// errNoDefinition is a protocol command given no definition: neither --manifest-path nor
+// the config's __injected_declarative_manifest.
+var errNoDefinition = fmt.Errorf("invalid config: `%s` should be provided at the root of the config or using the --manifest-path argument", injectedKey)
+
 // inputs reads the definition and the config: the definition of --manifest-path, or the
 // one the config carries under __injected_declarative_manifest (named by that key in
 // messages), and the config without that key.
@@ -407,7 +416,8 @@ func (o *airbyteOptions) inputs() (defName string, src []byte, config []byte, er
 		for k := range fields {
 			keys = append(keys, k)
 		}
-		return "", nil, nil, fmt.Errorf("invalid config: `%s` should be provided at the root of the config or using the --manifest-path argument; config only has keys: [%s]", injectedKey, strings.Join(keys, ", "))
+		slices.Sort(keys)
+		return "", nil, nil, fmt.Errorf("%w; config only has keys: [%s]", errNoDefinition, strings.Join(keys, ", "))
 	default:
 		// Kept as written: JSON is YAML, and the definition's key order is the spec's.
 		if t := bytes.TrimSpace(injected); len(t) == 0 || t[0] != '{' {
@@ -435,6 +445,7 @@ func (o *airbyteOptions) open(def *manifest.Definition, defName string, config [
 			return nil, err
 		}
 	}
+	vals.Noun = "config value"
 	sess, err := session.Open(session.Inputs{DefName: defName, Def: def, Values: vals, FormTokenRequests: true}, session.Env{
 		Transport: o.env.Transport, Now: o.env.clock(), Sleep: o.env.Sleep, Redactor: o.io.redactor,
 		Timeout: 60 * time.Second, MaxBody: httpx.DefaultMaxBody, UserAgent: "connector/" + version,

@@ -161,9 +161,9 @@ func TestAirbyteConfigErrors(t *testing.T) {
 		// The CDK validates the config as given: a required key is required even when the
 		// spec gives it a default (read and check fill defaults; the entry point does not).
 		{"required value with a default left out", []string{"read", "--manifest-path", def, "--config", writeFile(t, "empty.json", `{}`), "--catalog", catalog(t, "books")},
-			`"message":"Config validation error: missing required testing value \"base_url\"","internal_message":"missing required testing value \"base_url\"","failure_type":"config_error"`},
+			`"message":"Config validation error: missing required config value \"base_url\"","internal_message":"missing required config value \"base_url\"","failure_type":"config_error"`},
 		{"invalid config", []string{"discover", "--manifest-path", def, "--config", bad},
-			`"message":"Config validation error: testing value \"base_url\": got integer, want string","internal_message":"testing value \"base_url\": got integer, want string","failure_type":"config_error"`},
+			`"message":"Config validation error: config value \"base_url\": got integer, want string","internal_message":"config value \"base_url\": got integer, want string","failure_type":"config_error"`},
 		{"no definition", []string{"discover", "--config", noManifest},
 			`"message":"Error starting the sync. This could be due to an invalid configuration or catalog. Error: invalid config: ` + "`__injected_declarative_manifest`" + ` should be provided at the root of the config or using the --manifest-path argument; config only has keys: [base_url]","failure_type":"config_error"`},
 		{"config not JSON", []string{"check", "--manifest-path", def, "--config", notJSON},
@@ -251,4 +251,20 @@ func TestAirbyteManifestPathFromEnvironment(t *testing.T) {
 		t.Fatalf("spec: exit %d, stderr %q", res.Code, res.Stderr)
 	}
 	golden(t, "airbyte/no-auth.spec.golden", res.Stdout)
+}
+
+// `airbyte spec` without a definition answers as the CDK's source-declarative-manifest
+// does: the spec of any definition, a config that carries one under
+// __injected_declarative_manifest (its spec.json).
+func TestAirbyteSpecWithoutADefinition(t *testing.T) {
+	res := runCLI(t, "", "airbyte", "spec")
+	want := `{"type":"SPEC","spec":{"connectionSpecification":{"$schema":"http://json-schema.org/draft-07/schema#","title":"Low-code source spec","type":"object","required":["__injected_declarative_manifest"],"additionalProperties":true,"properties":{"__injected_declarative_manifest":{"title":"Low-code manifest","type":"object","description":"The low-code manifest that defines the components of the source."}}},"documentationUrl":"https://docs.airbyte.com/integrations/sources/low-code","supportsNormalization":false,"supportsDBT":false}}` + "\n"
+	if res.Code != 0 || res.Stdout != want {
+		t.Errorf("exit %d, stdout:\n%s\nwant:\n%s\nstderr: %s", res.Code, res.Stdout, want, res.Stderr)
+	}
+	// A config without the definition, for spec, is the same answer.
+	cfg := writeFile(t, "config.json", `{"api_key":"k"}`)
+	if res := runCLI(t, "", "airbyte", "spec", "--config", cfg); res.Code != 0 || res.Stdout != want {
+		t.Errorf("with a config: exit %d, stdout:\n%s", res.Code, res.Stdout)
+	}
 }

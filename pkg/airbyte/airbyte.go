@@ -6,6 +6,7 @@
 package airbyte
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/url"
@@ -22,6 +23,35 @@ type Spec struct {
 	SupportsNormalization   bool   `json:"supportsNormalization"`
 	SupportsDBT             bool   `json:"supportsDBT"`
 	AdvancedAuth            any    `json:"advanced_auth,omitempty"`
+}
+
+// generalSpec is the spec of the CDK's source-declarative-manifest when it is given no
+// definition (airbyte_cdk/cli/source_declarative_manifest/spec.json): a config that
+// carries one.
+const generalSpec = `{
+  "$schema": "http://json-schema.org/draft-07/schema#",
+  "title": "Low-code source spec",
+  "type": "object",
+  "required": ["__injected_declarative_manifest"],
+  "additionalProperties": true,
+  "properties": {
+    "__injected_declarative_manifest": {
+      "title": "Low-code manifest",
+      "type": "object",
+      "description": "The low-code manifest that defines the components of the source."
+    }
+  }
+}`
+
+// GeneralSpec is the spec of any definition, as the CDK's source-declarative-manifest
+// answers spec without one: a connection specification that requires the definition under
+// __injected_declarative_manifest.
+func GeneralSpec() Spec {
+	var schema bytes.Buffer
+	if err := json.Compact(&schema, []byte(generalSpec)); err != nil {
+		panic(err) // a constant
+	}
+	return Spec{ConnectionSpecification: json.RawMessage(schema.Bytes()), DocumentationURL: "https://docs.airbyte.com/integrations/sources/low-code"}
 }
 
 // SpecOf is the spec of a definition; a definition without spec has an empty object schema.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"connector/pkg/auth"
 	"connector/pkg/httpx"
@@ -39,9 +40,18 @@ func FailureType(err error) string {
 			return TransientError
 		}
 	case errors.As(err, &ne):
-		if ne.Timeout || !ne.Permanent {
-			return TransientError
+		// As the CDK's default error mapping reads requests' exceptions: a scheme other than
+		// http and https (InvalidSchema) is the config's error; every other request that got
+		// no response — refused, a host that does not resolve (ConnectionError), TLS
+		// (SSLError), an invalid URL, too many redirects, a timeout — is transient. A body
+		// over --max-body, a limit of connector, is the system's.
+		switch {
+		case ne.Answered != 0:
+			return SystemError
+		case strings.HasPrefix(ne.Err, "unsupported URL scheme"), strings.Contains(ne.Err, "refused: only http and https"):
+			return ConfigError
 		}
+		return TransientError
 	case errors.Is(err, context.DeadlineExceeded):
 		return TransientError
 	}

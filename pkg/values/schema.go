@@ -713,21 +713,27 @@ type failure struct {
 func (f failure) isMissing() bool { return f.keyword == "required" || f.keyword == "dependencies" }
 
 // String is the message of the failure as the user reads it.
-func (f failure) String() string {
+func (f failure) String() string { return f.text("") }
+
+// text is the message of the failure, the values called noun ("": testing value).
+func (f failure) text(noun string) string {
+	if noun == "" {
+		noun = "testing value"
+	}
 	if f.isMissing() {
-		s := fmt.Sprintf("missing required testing value %q", strings.Join(child(f.path, f.missing), "."))
+		s := fmt.Sprintf("missing required %s %q", noun, strings.Join(child(f.path, f.missing), "."))
 		if f.msg != "" {
 			s += " (" + f.msg + ")"
 		}
 		return s
 	}
 	if len(f.path) == 0 {
-		return "testing values: " + f.msg
+		return noun + "s: " + f.msg
 	}
 	if f.empty {
-		return fmt.Sprintf("testing value %q is empty (null): fill it in", strings.Join(f.path, "."))
+		return fmt.Sprintf("%s %q is empty (null): fill it in", noun, strings.Join(f.path, "."))
 	}
-	return fmt.Sprintf("testing value %q: %s", strings.Join(f.path, "."), f.msg)
+	return fmt.Sprintf("%s %q: %s", noun, strings.Join(f.path, "."), f.msg)
 }
 
 // maxSteps bounds the schemas applied while checking one set of testing values. Real

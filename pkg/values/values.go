@@ -32,6 +32,9 @@ type Values struct {
 	doc *yaml.Node
 	// overridden are the paths set with --set (never written back to the file).
 	overridden map[string]bool
+	// Noun is what messages call a value ("": testing value; the Airbyte entry point's
+	// config says "config value").
+	Noun string
 }
 
 // Limits of a testing values file: a file beyond them is refused with a
@@ -346,7 +349,7 @@ func (v *Values) diagnose(f failure) diag.Diagnostic {
 			d.Line, d.Column = n.Line, n.Column
 		}
 	}
-	d.Message = f.String()
+	d.Message = f.text(v.Noun)
 	d.Hint = f.hint
 	if f.missing != "" {
 		d.Hint = fmt.Sprintf("add `%s: …` to the testing values, or pass --set %s=…", f.missing, strings.Join(child(f.path, f.missing), "."))
