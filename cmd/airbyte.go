@@ -108,9 +108,10 @@ exit 1.`,
 			use += " --catalog FILE [--state FILE]"
 		}
 		sub := &cobra.Command{
-			Use:   use,
-			Short: "The Airbyte protocol's " + name,
-			Args:  cobra.NoArgs,
+			Use:     use,
+			Short:   "The Airbyte protocol's " + name,
+			Example: airbyteExamples[name],
+			Args:    cobra.NoArgs,
 			RunE: func(c *cobra.Command, _ []string) error {
 				if opts.command != "spec" && opts.config == "" {
 					return usagef("airbyte %s needs --config FILE", opts.command)
@@ -132,7 +133,21 @@ exit 1.`,
 		}
 		c.AddCommand(sub)
 	}
+	c.AddCommand(newCmdAirbyteCatalog(io, env, nil))
 	return c
+}
+
+// airbyteExamples are the examples of each protocol command's help.
+var airbyteExamples = map[string]string{
+	"spec": `  connector airbyte spec --manifest-path def.yaml
+  connector airbyte spec          # without a definition: the spec of a config that carries one`,
+	"check": `  connector airbyte check --manifest-path def.yaml --config config.json
+  connector airbyte check --config config-with-injected-manifest.json | jq .connectionStatus`,
+	"discover": `  connector airbyte discover --manifest-path def.yaml --config config.json
+  connector airbyte discover --manifest-path def.yaml --config config.json | jq -r '.catalog.streams[].name'`,
+	"read": `  connector airbyte catalog def.yaml --incremental > catalog.json
+  connector airbyte read --manifest-path def.yaml --config config.json --catalog catalog.json
+  connector airbyte read --manifest-path def.yaml --config config.json --catalog catalog.json --state state.json | jq -c 'select(.type == "STATE")'`,
 }
 
 // airbyteRun runs one protocol command. Every failure is reported on stdout as a protocol

@@ -45,8 +45,21 @@ var fileFlags = map[string][]string{
 	"settings":           settingsFiles,
 }
 
-// registerCompletions registers the completion of every command of the tree under root.
+// registerCompletions registers the completion of every command of the tree under root,
+// and gives cobra's completion command examples.
 func registerCompletions(root *cobra.Command, env *Env) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = `  source <(connector completion bash)                  # this shell
+  connector completion bash > /etc/bash_completion.d/connector
+  connector completion zsh > "${fpath[1]}/_connector"
+  connector completion fish > ~/.config/fish/completions/connector.fish`
+			for _, sh := range c.Commands() {
+				sh.Example = "  connector completion " + sh.Name() + " > connector." + sh.Name()
+			}
+		}
+	}
 	root.PersistentFlags().VisitAll(func(f *pflag.Flag) { registerFlag(root, f, env) })
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {

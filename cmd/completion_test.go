@@ -1,9 +1,12 @@
 package cmd
 
 import (
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // Completion as the shell scripts ask for it: the hidden __complete command prints one
@@ -77,4 +80,20 @@ func TestCompletionScripts(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout starts %q, stderr %q", shell, res.Code, res.Stdout[:min(len(res.Stdout), 60)], res.Stderr)
 		}
 	}
+}
+
+// Every command a person runs has examples in its help, as the README promises (the protocol
+// commands and completion included).
+func TestEveryCommandHasExamples(t *testing.T) {
+	root := newRootCmd(newIOStreams(strings.NewReader(""), io.Discard, io.Discard), &Env{})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Runnable() && !c.Hidden && c.Name() != "help" && c != root && strings.TrimSpace(c.Example) == "" {
+			t.Errorf("%s --help has no examples", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }

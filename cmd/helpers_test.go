@@ -77,6 +77,8 @@ func writesProtocol(args []string, env Env) bool {
 		return false
 	}
 	switch {
+	case c.Name() == "catalog":
+		return false // writes a configured catalog, a file, not messages
 	case c.Name() == "airbyte" || c.HasParent() && c.Parent().Name() == "airbyte":
 		return true
 	case c.Name() != "read":

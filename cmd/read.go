@@ -156,6 +156,8 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	}
 	logf("INFO", "Starting syncing")
 	for _, name := range opts.missing {
+		// The CDK's words for the same stream when it raises instead (AbstractSource.read).
+		logf("WARN", "The stream '%s' in your connection configuration was not found in the source. Refresh the schema in your replication settings and remove this stream from future sync attempts.", name)
 		out.StreamStatus(name, "INCOMPLETE")
 	}
 	p.OnConfigUpdate = func(config map[string]any) {
