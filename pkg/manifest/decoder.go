@@ -105,7 +105,7 @@ func (l *loader) decoderComp(n *yaml.Node, path string, parent *params, slot str
 	case XMLDecoder, IterableDecoder, ZipfileDecoder:
 		if inner {
 			l.at(n, dc.path, diag.CodeType, fmt.Sprintf("%s cannot decode what a GzipDecoder or ZipfileDecoder holds", dc.typ),
-				"write CsvDecoder, GzipDecoder, JsonDecoder or JsonlDecoder")
+				"write CsvDecoder, GzipDecoder, JsonDecoder, JsonItemsDecoder or JsonlDecoder")
 			return nil, false
 		}
 	default:
