@@ -739,7 +739,9 @@ func TestAirbyteTraceError(t *testing.T) {
 			`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"stream ` + stream + `, page 1: ` + message +
 				` (0 records written before the failure)","internal_message":"` + internal + `","failure_type":"` + failureType +
 				`","stream_descriptor":{"name":"` + stream + `"}}}}`,
-			status(stream, "INCOMPLETE")}
+			status(stream, "INCOMPLETE"),
+			// As the CDK's FinalStateCursor: the state of no cursor, whatever happened.
+			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"` + stream + `"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":0.0}}}`}
 	}
 	var want []string
 	for _, f := range [][4]string{
@@ -770,7 +772,7 @@ func TestAirbyteTraceErrorNetwork(t *testing.T) {
 	def := writeFile(t, "def.yaml", e2eOneStream("type: HttpRequester\nurl_base: \"{{ config['base_url'] }}\"\npath: /items\n", e2eWholeBody))
 	res := runCLIEnv(t, env, "", "read", def, "--set", "base_url="+closed, "--format", "airbyte")
 	lines := strings.Split(strings.TrimSpace(strings.ReplaceAll(res.Stdout, closed, "CLOSED")), "\n")
-	if res.Code != 1 || len(lines) != 3 {
+	if res.Code != 1 || len(lines) != 4 {
 		t.Fatalf("exit %d, stdout:\n%s", res.Code, res.Stdout)
 	}
 	var msg struct {

@@ -219,6 +219,8 @@ func TestE2EOutputFormats(t *testing.T) {
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"users"},"status":"STARTED"}}}`,
 			`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"stream users, page 1: 404 Not Found from GET http://API/users: {\"error\":\"no such thing\"} (0 records written before the failure)","internal_message":"404 Not Found from GET http://API/users: {\"error\":\"no such thing\"}","failure_type":"system_error","stream_descriptor":{"name":"users"}}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"users"},"status":"INCOMPLETE"}}}`,
+			// The failed stream's state of no cursor, as the CDK's FinalStateCursor emits it.
+			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"users"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":0.0}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"STARTED"}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"teams"},"status":"RUNNING"}}}`,
 			`{"type":"RECORD","record":{"stream":"teams","data":{"id":10},"emitted_at":0}}`,
@@ -241,6 +243,7 @@ func TestE2EOutputFormats(t *testing.T) {
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"items"},"status":"STARTED"}}}`,
 			`{"type":"TRACE","trace":{"type":"ERROR","emitted_at":0,"error":{"message":"stream items, page 1: a record is a string, not an object: an Airbyte RECORD's data is an object (0 records written before the failure)","internal_message":"a record is a string, not an object: an Airbyte RECORD's data is an object","failure_type":"system_error","stream_descriptor":{"name":"items"}}}}`,
 			`{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":0,"stream_status":{"stream_descriptor":{"name":"items"},"status":"INCOMPLETE"}}}`,
+			`{"type":"STATE","state":{"type":"STREAM","stream":{"stream_descriptor":{"name":"items"},"stream_state":{"__ab_no_cursor_state_message":true}},"sourceStats":{"recordCount":0.0}}}`,
 		)
 		res = e2eRead(t, api, def, "", "--format", "records")
 		e2eCheckResult(t, api, res, 0, `{"id":1}`+"\n"+`"x"`+"\n"+`{"id":2}`+"\n", "")

@@ -186,6 +186,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 		if cp.Message {
 			out.State(cp.Stream, cp.State, cp.Records)
 		}
+		if cp.Failed {
+			return // a message only: nothing the stream earned for the state file
+		}
 		if states.Out() != "" {
 			out.Flush()
 		}

@@ -194,6 +194,9 @@ that command's section.
 		newCmdAirbyte(io, env, nil),
 		newCmdTest(io, env, nil),
 	)
+	// Before the completion command is made: cobra's takes the output it has then.
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
 	registerCompletions(root, env)
 	return root
 }

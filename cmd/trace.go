@@ -107,6 +107,9 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 		return sessionError(opts.io, err)
 	}
 	ro.Checkpoint = func(cp run.Checkpoint) {
+		if cp.Failed {
+			return
+		}
 		t.checkpoint(cp)
 		states.Set(cp.Stream, cp.State)
 	}

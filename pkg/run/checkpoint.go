@@ -130,14 +130,14 @@ func (st *stream) finalCheckpoint(failed bool) {
 		}
 		return
 	}
-	if st.cursor == nil && failed {
-		return
-	}
 	state := noCursorState()
 	if st.cursor != nil {
 		state = st.cursor.Finish()
 	}
-	st.o.Checkpoint(Checkpoint{Stream: st.s.Name, State: state, Message: true, Records: st.written, Final: true})
+	// A failed stream without a cursor has its state too, as the CDK's FinalStateCursor
+	// emits it at the stream's end whatever happened; Failed tells a state file to keep it out.
+	st.o.Checkpoint(Checkpoint{Stream: st.s.Name, State: state, Message: true, Records: st.written, Final: true,
+		Failed: failed && st.cursor == nil})
 	st.written = 0
 }
 

@@ -55,6 +55,9 @@ func readWith(t *testing.T, api *partAPI, def, stream string, opts func(o *Optio
 			if !cp.Message {
 				line += " (no message)"
 			}
+			if cp.Failed {
+				line += " (failed)"
+			}
 			cps = append(cps, line)
 		}}
 	if opts != nil {
@@ -138,7 +141,8 @@ func TestIncrementalCheckpoints(t *testing.T) {
 }
 
 // A full refresh stream read to its end has the CDK's state of no cursor; a failed one has
-// no final checkpoint.
+// it too, as the CDK's FinalStateCursor emits it whatever happened, marked failed so that no
+// state file keeps it.
 func TestFullRefreshFinalCheckpoint(t *testing.T) {
 	def := partitionsDef(`
   - type: DeclarativeStream
@@ -154,9 +158,10 @@ func TestFullRefreshFinalCheckpoint(t *testing.T) {
 
 	failing := servePartitions(t, map[string]any{})
 	_, res, cps := readWith(t, failing, def, "items", nil)
-	if res.Err == nil || len(cps) != 0 {
-		t.Errorf("error %v, checkpoints %v; want a failure and none", res.Err, cps)
+	if res.Err == nil {
+		t.Errorf("no error; want a failure")
 	}
+	checkLines(t, "checkpoints of the failed stream", cps, []string{`final {"__ab_no_cursor_state_message":true} (failed)`})
 }
 
 // CheckState finds a state that does not fit before anything is read; the error names the

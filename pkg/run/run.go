@@ -188,6 +188,9 @@ type Checkpoint struct {
 	// Slice is the slice just closed (nil for the stream's final checkpoint).
 	Slice *slice.Slice
 	Final bool
+	// Failed marks the final state of a failed stream without a cursor: a message of the
+	// protocol, as the CDK writes it, and nothing a state file keeps.
+	Failed bool
 }
 
 // StreamError is a stream that failed, naming the stream, the slice and the page.
