@@ -405,3 +405,42 @@ func TestAirbyteInputLimits(t *testing.T) {
 		}
 	}
 }
+
+// A rate-limited request (429) is a RUNNING status with the reason RATE_LIMITED before the
+// retry's log, as the CDK's HttpClient prints it; a 500 is not.
+func TestAirbyteReadRateLimitedIsRunning(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		want   bool
+	}{{http.StatusTooManyRequests, true}, {http.StatusInternalServerError, false}} {
+		env := testEnv(nil)
+		env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+		env.Sleep = func(context.Context, time.Duration) error { return nil }
+		var mu sync.Mutex
+		calls := 0
+		api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			calls++
+			n := calls
+			mu.Unlock()
+			if n == 1 {
+				w.WriteHeader(tt.status)
+				return
+			}
+			_, _ = w.Write([]byte(`{"data":[{"id":1}]}`))
+		})
+		config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","start_date":"2024-01-01"}`)
+		res := runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", "testdata/airbyte/read.yaml", "--config", config, "--catalog", catalog(t, "books"))
+		limited := `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1700000000000,"stream_status":{"stream_descriptor":{"name":"books"},"status":"RUNNING","reasons":[{"type":"RATE_LIMITED"}]}}}`
+		lines := strings.Split(res.Stdout, "\n")
+		at := slices.Index(lines, limited)
+		switch {
+		case res.Code != 0:
+			t.Errorf("%d: exit %d\n%s", tt.status, res.Code, res.Stderr)
+		case tt.want && (at < 0 || !strings.Contains(lines[at+1], "Caught retryable error '429 Too Many Requests'")):
+			t.Errorf("%d: want the line\n%s\nbefore the retry's log, in\n%s", tt.status, limited, res.Stdout)
+		case !tt.want && at >= 0:
+			t.Errorf("%d: a RATE_LIMITED status in\n%s", tt.status, res.Stdout)
+		}
+	}
+}

@@ -150,6 +150,10 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 		out.LogStatuses()
 		// The CDK logs each retry (its backoff handler's "Caught retryable error" line).
 		p.Client.OnRetry = func(r httpx.Retry) {
+			if r.RateLimited && r.Stream != "" {
+				// The CDK's HttpClient prints this at once, whatever it is writing.
+				out.StreamStatus(r.Stream, "RUNNING", "RATE_LIMITED")
+			}
 			logf("INFO", "Caught retryable error '%s' from %s %s after %d tries. Waiting %g seconds then retrying...",
 				r.Cause, r.Method, r.URL, r.Attempt, r.Wait.Seconds())
 		}

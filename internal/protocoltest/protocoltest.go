@@ -147,6 +147,8 @@ func reasons(e *jsonschema.ValidationError) []string {
 // started). No RECORD of a stream comes before it runs or after it ends.
 type sequence struct {
 	status map[string]string // the last status of each stream
+	// limited says the last status of a stream was RUNNING for RATE_LIMITED.
+	limited map[string]bool
 }
 
 func (s *sequence) next(line string) error {
@@ -160,6 +162,7 @@ func (s *sequence) next(line string) error {
 			StreamStatus struct {
 				StreamDescriptor struct{ Name, Namespace string } `json:"stream_descriptor"`
 				Status           string
+				Reasons          []struct{ Type string }
 			} `json:"stream_status"`
 		}
 	}
@@ -184,6 +187,17 @@ func (s *sequence) next(line string) error {
 		d := m.Trace.StreamStatus.StreamDescriptor
 		name, to := streamName(d.Name, d.Namespace), m.Trace.StreamStatus.Status
 		from := s.status[name]
+		// A RUNNING status with the reason RATE_LIMITED reports a wait, as the CDK's
+		// HttpClient does at every rate-limited retry: RUNNING may come again around it.
+		limited := len(m.Trace.StreamStatus.Reasons) == 1 && m.Trace.StreamStatus.Reasons[0].Type == "RATE_LIMITED"
+		if s.limited == nil {
+			s.limited = map[string]bool{}
+		}
+		if to == "RUNNING" && from == "RUNNING" && (limited || s.limited[name]) {
+			s.limited[name] = limited
+			return nil
+		}
+		s.limited[name] = to == "RUNNING" && limited
 		allowed := map[string][]string{
 			"STARTED":    {""},
 			"RUNNING":    {"STARTED"},

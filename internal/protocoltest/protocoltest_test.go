@@ -130,6 +130,9 @@ func TestValidateFollowsTheStreamStatuses(t *testing.T) {
 	status := func(name, st string) string {
 		return `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1,"stream_status":{"stream_descriptor":{"name":"` + name + `"},"status":"` + st + `"}}}`
 	}
+	limitedStatus := func(name string) string {
+		return `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1,"stream_status":{"stream_descriptor":{"name":"` + name + `"},"status":"RUNNING","reasons":[{"type":"RATE_LIMITED"}]}}}`
+	}
 	record := func(name string) string {
 		return `{"type":"RECORD","record":{"stream":"` + name + `","data":{},"emitted_at":1}}`
 	}
@@ -153,6 +156,8 @@ func TestValidateFollowsTheStreamStatuses(t *testing.T) {
 			`line 4: a RECORD of stream "a" after its COMPLETE status, not RUNNING`},
 		{"RUNNING twice", []string{status("a", "STARTED"), status("a", "RUNNING"), status("a", "RUNNING")},
 			`line 3: stream "a" is RUNNING after RUNNING`},
+		{"RUNNING again around a rate-limited wait, as the CDK reports it",
+			[]string{status("a", "STARTED"), limitedStatus("a"), status("a", "RUNNING"), record("a"), limitedStatus("a"), limitedStatus("a"), status("a", "RUNNING"), status("a", "COMPLETE")}, ""},
 		{"RUNNING before STARTED", []string{status("a", "RUNNING")},
 			`line 1: stream "a" is RUNNING without a STARTED status before`},
 		{"COMPLETE without STARTED", []string{status("a", "COMPLETE")},

@@ -55,10 +55,14 @@ type (
 			Type         string `json:"type"`
 			EmittedAt    int64  `json:"emitted_at"`
 			StreamStatus struct {
-				StreamDescriptor descriptor `json:"stream_descriptor"`
-				Status           string     `json:"status"`
+				StreamDescriptor descriptor     `json:"stream_descriptor"`
+				Status           string         `json:"status"`
+				Reasons          []statusReason `json:"reasons,omitempty"`
 			} `json:"stream_status"`
 		} `json:"trace"`
+	}
+	statusReason struct {
+		Type string `json:"type"`
 	}
 	errorTraceMessage struct {
 		Type  string `json:"type"`
@@ -135,12 +139,15 @@ func (e Encoder) AppendLog(b []byte, level, message string) ([]byte, error) {
 }
 
 // AppendStreamStatus appends a TRACE STREAM_STATUS message: STARTED, RUNNING, COMPLETE or
-// INCOMPLETE.
-func (e Encoder) AppendStreamStatus(b []byte, stream, status string) ([]byte, error) {
+// INCOMPLETE, with the reasons given (RATE_LIMITED).
+func (e Encoder) AppendStreamStatus(b []byte, stream, status string, reasons ...string) ([]byte, error) {
 	var m statusTraceMessage
 	m.Type, m.Trace.Type, m.Trace.EmittedAt = "TRACE", "STREAM_STATUS", e.Now().UnixMilli()
 	m.Trace.StreamStatus.StreamDescriptor.Name = stream
 	m.Trace.StreamStatus.Status = status
+	for _, r := range reasons {
+		m.Trace.StreamStatus.Reasons = append(m.Trace.StreamStatus.Reasons, statusReason{Type: r})
+	}
 	return appendMessage(b, m)
 }
 

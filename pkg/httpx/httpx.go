@@ -162,6 +162,11 @@ type Retry struct {
 	Wait    time.Duration
 	// Cause is what failed: "500 Internal Server Error", or the network error (redacted).
 	Cause string
+	// Stream is the stream the request is for ("" for none).
+	Stream string
+	// RateLimited says the API limited the rate: a 429, or a RATE_LIMITED decision of the
+	// error handler (the CDK reports such a wait as a RUNNING status with that reason).
+	RateLimited bool
 }
 
 // StatusError is an HTTP status the error handler failed (at once, or after retries).
@@ -345,7 +350,8 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			} else if resp != nil {
 				cause = fmt.Sprintf("%d %s", resp.Status, http.StatusText(resp.Status))
 			}
-			c.OnRetry(Retry{Method: req.Method, URL: c.Redactor.String(req.URL), Attempt: attempt, Wait: wait, Cause: cause})
+			c.OnRetry(Retry{Method: req.Method, URL: c.Redactor.String(req.URL), Attempt: attempt, Wait: wait, Cause: cause,
+				Stream: req.Stream, RateLimited: d.action == manifest.ActionRateLimited || resp != nil && resp.Status == http.StatusTooManyRequests})
 		}
 		if retrying {
 			if err := c.sleep(ctx, wait); err != nil {

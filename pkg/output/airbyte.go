@@ -77,8 +77,8 @@ func (a *airbyteOutput) Log(level, message string) error {
 }
 
 // StreamStatus writes a TRACE STREAM_STATUS message.
-func (a *airbyteOutput) StreamStatus(stream, status string) error {
-	return a.message(a.enc.AppendStreamStatus(nil, stream, status))
+func (a *airbyteOutput) StreamStatus(stream, status string, reasons ...string) error {
+	return a.message(a.enc.AppendStreamStatus(nil, stream, status, reasons...))
 }
 
 // Error writes a TRACE ERROR message, with the stream's descriptor when e names one.

@@ -46,8 +46,9 @@ type RecordOutput interface {
 	// Close flushes and stops the writer goroutine. The output must not be used afterwards.
 	Close() error
 
-	// StreamStatus says that stream is STARTED, RUNNING, COMPLETE or INCOMPLETE.
-	StreamStatus(stream, status string) error
+	// StreamStatus says that stream is STARTED, RUNNING, COMPLETE or INCOMPLETE, with the
+	// reasons given (RUNNING because RATE_LIMITED).
+	StreamStatus(stream, status string, reasons ...string) error
 	// Error says that a stream, or the whole read when e.Stream is "", failed.
 	Error(e ErrorTrace) error
 	// State writes the state of stream at a checkpoint and the number of records written
@@ -93,11 +94,11 @@ func NewRecordOutput(w io.Writer, format string, now func() time.Time) (RecordOu
 // drops statuses, failures, states, logs and configs (stderr tells people about them).
 type recordsOnly struct{}
 
-func (recordsOnly) accept([]record.Record) error            { return nil }
-func (recordsOnly) starting(string) ([]byte, error)         { return nil, nil }
-func (recordsOnly) StreamStatus(string, string) error       { return nil }
-func (recordsOnly) Error(ErrorTrace) error                  { return nil }
-func (recordsOnly) State(string, *record.Object, int) error { return nil }
-func (recordsOnly) Log(string, string) error                { return nil }
-func (recordsOnly) LogStatuses()                            {}
-func (recordsOnly) Control(any) error                       { return nil }
+func (recordsOnly) accept([]record.Record) error                 { return nil }
+func (recordsOnly) starting(string) ([]byte, error)              { return nil, nil }
+func (recordsOnly) StreamStatus(string, string, ...string) error { return nil }
+func (recordsOnly) Error(ErrorTrace) error                       { return nil }
+func (recordsOnly) State(string, *record.Object, int) error      { return nil }
+func (recordsOnly) Log(string, string) error                     { return nil }
+func (recordsOnly) LogStatuses()                                 {}
+func (recordsOnly) Control(any) error                            { return nil }
