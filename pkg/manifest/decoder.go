@@ -137,27 +137,28 @@ func (l *loader) itemsDecoder(dc *comp, d *Decoder) bool {
 		l.at(p, dc.fieldPath("items_path"), diag.CodeType, "`items_path` must name the array whose elements are the records, e.g. data.users (the Airbyte CDK refuses an empty one)", "")
 		ok = false
 	}
-	d.Encoding = l.plainString(dc, "encoding", "utf-8")
-	if CanonicalEncoding(d.Encoding) == "" {
-		l.at(dc.get("encoding"), dc.fieldPath("encoding"), diag.CodeUnsupported,
-			fmt.Sprintf("the encoding %q is not supported yet", d.Encoding),
-			"write utf-8, utf-8-sig, latin-1, ascii, cp1252, utf-16, utf-16-le or utf-16-be")
-		ok = false
-	}
+	ok = l.encoding(dc, d) && ok
 	return ok
+}
+
+// encoding reads the text encoding of a CsvDecoder or JsonItemsDecoder (utf-8 when absent);
+// false for one this tool does not read.
+func (l *loader) encoding(dc *comp, d *Decoder) bool {
+	d.Encoding = l.plainString(dc, "encoding", "utf-8")
+	if CanonicalEncoding(d.Encoding) != "" {
+		return true
+	}
+	l.at(dc.get("encoding"), dc.fieldPath("encoding"), diag.CodeUnsupported,
+		fmt.Sprintf("the encoding %q is not supported yet", d.Encoding),
+		"write utf-8, utf-8-sig, latin-1, ascii, cp1252, utf-16, utf-16-le or utf-16-be")
+	return false
 }
 
 // csvDecoder reads the fields of a CsvDecoder.
 func (l *loader) csvDecoder(dc *comp, d *Decoder) bool {
 	dc.checkFields(CSVDecoder)
 	ok := true
-	d.Encoding = l.plainString(dc, "encoding", "utf-8")
-	if CanonicalEncoding(d.Encoding) == "" {
-		l.at(dc.get("encoding"), dc.fieldPath("encoding"), diag.CodeUnsupported,
-			fmt.Sprintf("the encoding %q is not supported yet", d.Encoding),
-			"write utf-8, utf-8-sig, latin-1, ascii, cp1252, utf-16, utf-16-le or utf-16-be")
-		ok = false
-	}
+	ok = l.encoding(dc, d) && ok
 	d.Delimiter = ','
 	if v := dc.get("delimiter"); v != nil {
 		s := l.plainString(dc, "delimiter", ",")
