@@ -355,7 +355,8 @@ func TestRecordReplayErrors(t *testing.T) {
 		{[]string{"read", def, "--replay", other, "--record", missing}, 2, "error: --record and --replay cannot be used together: a replay sends no request to record\n"},
 		{[]string{"read", def, "--set", "base_url=http://127.0.0.1:1", "--record", filepath.Join(dir, "no", "such", "x.har")}, 2,
 			"error: cannot write the recording " + filepath.Join(dir, "no", "such", "x.har") + ": no such file or directory\n"},
-		{[]string{"test", def}, 2, "error: --replay is required: the recording to replay (connector read " + def + " --testing-values FILE --record FILE makes one)\n"},
+		{[]string{"test", def}, 2, "error: no definition has a recording to replay: record one with connector read " + def + " --testing-values FILE --record " +
+			filepath.Join("..", "definitions", "testdata", "offset-pagination.har") + ", or pass --replay FILE\n"},
 		{[]string{"test", def, "--replay", bad}, 3, "error: " + bad + " is not a recording of connector: the file is empty or cut short\n"},
 		{[]string{"test", def, "--replay", missing}, 2, "error: cannot read the recording " + missing + ": no such file or directory\n"},
 	}
