@@ -193,6 +193,7 @@ that command's section.
 		newCmdOAuth(io, env, nil),
 		newCmdAirbyte(io, env, nil),
 		newCmdTest(io, env, nil),
+		newCmdState(io),
 	)
 	// Before the completion command is made: cobra's takes the output it has then.
 	root.SetOut(io.Out)

@@ -41,6 +41,9 @@ type Stream struct {
 	Namespace string
 	// State is the stream_state: a JSON object as written.
 	State *record.Object
+	// Global says the state came in a GLOBAL state message (it is written back as a STREAM
+	// one).
+	Global bool
 }
 
 // Error is a state file that cannot be read: the file and what is wrong (exit 3).
@@ -177,7 +180,8 @@ func (f *File) message(v any, where string) error {
 		if !ok {
 			return f.fail("%s: a STREAM state message needs a `stream` object", orTop(where))
 		}
-		return f.streamState(s, at("stream"))
+		_, err := f.streamState(s, at("stream"))
+		return err
 	case "LEGACY":
 		data, ok := get[*record.Object](o, "data")
 		if !ok {
@@ -214,9 +218,11 @@ func (f *File) message(v any, where string) error {
 			if !ok {
 				return f.fail("%s must be an object, not %s", at(fmt.Sprintf("global.stream_states[%d]", i)), kind(e))
 			}
-			if err := f.streamState(s, at(fmt.Sprintf("global.stream_states[%d]", i))); err != nil {
+			st, err := f.streamState(s, at(fmt.Sprintf("global.stream_states[%d]", i)))
+			if err != nil {
 				return err
 			}
+			st.Global = true
 		}
 		return nil
 	}
@@ -224,14 +230,14 @@ func (f *File) message(v any, where string) error {
 }
 
 // streamState reads one {"stream_descriptor": …, "stream_state": …} found at where.
-func (f *File) streamState(s *record.Object, where string) error {
+func (f *File) streamState(s *record.Object, where string) (*Stream, error) {
 	d, ok := get[*record.Object](s, "stream_descriptor")
 	if !ok {
-		return f.fail("%s: missing `stream_descriptor`", where)
+		return nil, f.fail("%s: missing `stream_descriptor`", where)
 	}
 	name, ok := get[string](d, "name")
 	if !ok || name == "" {
-		return f.fail("%s: missing the stream `name`", where+".stream_descriptor")
+		return nil, f.fail("%s: missing the stream `name`", where+".stream_descriptor")
 	}
 	ns, _ := get[string](d, "namespace")
 	st, present := s.Get("stream_state")
@@ -240,10 +246,9 @@ func (f *File) streamState(s *record.Object, where string) error {
 	case !present || st == nil:
 		obj = &record.Object{}
 	case !isObj:
-		return f.fail("%s: `stream_state` must be an object, not %s", where, kind(st))
+		return nil, f.fail("%s: `stream_state` must be an object, not %s", where, kind(st))
 	}
-	f.set(name, ns, obj)
-	return nil
+	return f.set(name, ns, obj), nil
 }
 
 func orTop(where string) string {
@@ -275,14 +280,14 @@ func kind(v any) string {
 	return "a number"
 }
 
-func (f *File) set(name, ns string, st *record.Object) {
-	for _, s := range f.streams {
-		if s.Name == name && s.Namespace == ns {
-			s.State = st
-			return
-		}
+func (f *File) set(name, ns string, st *record.Object) *Stream {
+	if s := f.find(name, ns); s != nil {
+		s.State, s.Global = st, false
+		return s
 	}
-	f.streams = append(f.streams, &Stream{Name: name, Namespace: ns, State: st})
+	s := &Stream{Name: name, Namespace: ns, State: st}
+	f.streams = append(f.streams, s)
+	return s
 }
 
 // Get returns the state of a stream (nil when it has none).
