@@ -11,13 +11,16 @@ VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 LDFLAGS     := -X connector/cmd.version=$(VERSION)
 SHELL       := bash
 
-.PHONY: help build test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
+.PHONY: help build install test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## build ./connector, its version from git describe
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
+
+install: ## go install connector into GOBIN (default: GOPATH/bin), its version from git describe as make build's
+	GOBIN=$(GOBIN) $(GO) install -ldflags "$(LDFLAGS)" .
 
 test: fmt-check vet staticcheck unit ## gofmt check, go vet, staticcheck, go test -race, the corpus tests without -race
 
