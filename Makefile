@@ -5,16 +5,19 @@ BIN         ?= ./connector
 DEMO_ADDR   ?= 127.0.0.1:8787
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME    ?= 30s
+# GoReleaser v2.16.0 is the newest that builds with Go 1.26; syft writes the SBOMs.
+GORELEASER  ?= github.com/goreleaser/goreleaser/v2@v2.16.0
+SYFT        ?= github.com/anchore/syft/cmd/syft@v1.57.1
 GOBIN       ?= $(shell $(GO) env GOPATH)/bin
 # VERSION is what `connector --version` prints: git describe of the checkout, "dev" outside git.
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS     := -X connector/cmd.version=$(VERSION)
 SHELL       := bash
 
-.PHONY: help build install test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
+.PHONY: help build install release-check test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 build: ## build ./connector, its version from git describe
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) .
@@ -40,6 +43,18 @@ staticcheck:
 unit:
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run Corpus ./...
+
+# The release of .goreleaser.yaml as a snapshot: every binary, archive, checksum and SBOM in
+# dist/, nothing published. The image needs a Docker daemon; without one it is skipped (make
+# image-test builds the same Dockerfile with podman).
+release-check: ## goreleaser check, then a snapshot release into dist/ (binaries, archives, checksums, SBOMs, image), nothing published
+	@test -x $(GOBIN)/goreleaser || $(GO) install $(GORELEASER)
+	@test -x $(GOBIN)/syft || $(GO) install $(SYFT)
+	PATH="$(GOBIN):$$PATH" goreleaser check
+	@if docker info >/dev/null 2>&1; then skip=publish; else skip=publish,docker; \
+	  echo "release-check: no Docker daemon, the image is skipped"; fi; \
+	  echo PATH="$(GOBIN):\$$PATH" goreleaser release --snapshot --clean --skip=$$skip; \
+	  PATH="$(GOBIN):$$PATH" goreleaser release --snapshot --clean --skip=$$skip
 
 # CGO_ENABLED=0 and -trimpath: the flags of the binary it builds, so that both share one build cache.
 image-test: ## build the Dockerfile's image with podman, run its airbyte commands as its user, compare with the local binary's
@@ -75,3 +90,4 @@ corpus: build ## validate the real definitions of ../shared/corpus and classify 
 
 clean:
 	rm -f $(BIN)
+	rm -rf dist
