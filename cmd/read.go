@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"connector/pkg/diag"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/output"
@@ -225,7 +226,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 			if p.Budget != nil {
 				if t, ok := p.Budget.Waited(res.Stream); ok {
 					fmt.Fprintf(opts.io.Err, "note: %s: %s waited %s in total for the API budget: %s\n",
-						res.Stream, plural(t.Requests, "request"), t.Wait.Round(time.Millisecond), strings.Join(t.Policies, "; "))
+						res.Stream, plural(t.Requests, "request"), diag.Duration(t.Wait), strings.Join(t.Policies, "; "))
 				}
 			}
 			stopped := func() {
@@ -389,7 +390,7 @@ func (p *progress) Page(ev run.PageEvent) {
 		return
 	}
 	rate := float64(p.records) / p.now().Sub(p.start).Seconds()
-	fmt.Fprintf(p.io.Err, "\r\033[K%s: %d records, %d pages, %.0f records/s\r", p.stream, p.records, p.pages, rate)
+	fmt.Fprintf(p.io.Err, "\r\033[K%s: %s, %s, %.0f records/s\r", p.stream, plural(p.records, "record"), plural(p.pages, "page"), rate)
 	p.shown = true
 }
 

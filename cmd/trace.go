@@ -16,6 +16,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
+	"connector/pkg/diag"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/paginate"
@@ -294,7 +295,7 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		return
 	}
 	if e.Paced > 0 {
-		t.printf("  %s\n", t.dim(fmt.Sprintf("waited %d ms for %s", e.Paced.Milliseconds(), e.Policy)))
+		t.printf("  %s\n", t.dim(fmt.Sprintf("waited %s for %s", diag.Duration(e.Paced), e.Policy)))
 	}
 	label := e.Kind
 	if e.Attempt > 1 {
@@ -322,7 +323,7 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		t.printf("    ← %s, %s\n", status, plural(e.Size, "byte"))
 	}
 	if e.Wait > 0 {
-		t.printf("    retry in %s\n", e.Wait)
+		t.printf("    retry in %s\n", diag.Duration(e.Wait))
 	}
 }
 
