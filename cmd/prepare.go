@@ -119,7 +119,8 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		Transport: env.Transport, IdleConns: max(f.prefetch, 1)*max(f.concurrency, 1) + 1,
 		Now: env.clock(), Sleep: env.Sleep, Redactor: s.redactor,
 		Timeout: f.timeout, MaxBody: int64(f.maxBody), UserAgent: "connector/" + version,
-		Note: func(text string) { fmt.Fprintln(s.Err, "note: "+text) },
+		Note:     func(text string) { fmt.Fprintln(s.Err, "note: "+text) },
+		FailFast: true,
 	})
 	if err != nil {
 		return nil, sessionError(s, err)

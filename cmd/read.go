@@ -142,6 +142,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	}
 	defer out.Close() // every stream's end already waited for its records to be written
 	widenPipe(opts.io.Out)
+	if opts.protocol || output.Protocol(opts.format) {
+		p.Client.FailFast = false // the CDK's retries (section "Never hang" of the README)
+	}
 	logf := func(level, format string, args ...any) {
 		if opts.protocol {
 			out.Log(level, opts.io.redactor.String(fmt.Sprintf(format, args...)))
@@ -206,7 +209,10 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	defer stop()
 	failed, ended := 0, 0
 	var failures []string // "stream: repr of the cause", for the closing summary
-	var stopErr error     // an interrupt or a closed stdout: the read ends
+	// unreached are the streams that failed at once, unsent, on a host an earlier request
+	// found unreachable: stderr names them once at the end, under the first failure.
+	var unreached unreachedStreams
+	var stopErr error // an interrupt or a closed stdout: the read ends
 	// The hooks run in output order, when the stream's place in stdout is reached: its
 	// start before its records, its end after them.
 	hooks := run.Hooks{
@@ -266,7 +272,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 				failures = append(failures, res.Stream+": AirbyteTracedException("+template.PyRepr(trace.InternalMessage)+")")
 				out.StreamStatus(res.Stream, "INCOMPLETE")
 				out.Flush()
-				opts.io.printError(errors.New(msg))
+				if !unreached.add(res) {
+					opts.io.printError(errors.New(msg))
+				}
 				if opts.flags.failFast {
 					stop()
 				}
@@ -296,6 +304,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 		return stopErr
 	}
 	if failed > 0 {
+		unreached.print(opts.io)
 		if opts.protocol {
 			summary := "During the sync, the following streams did not sync successfully: " + strings.Join(failures, "\n")
 			logf("INFO", "%s", summary)
@@ -319,6 +328,44 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	}
 	logf("INFO", "Finished syncing")
 	return nil
+}
+
+// unreachedStreams are the streams of a read that failed at once, without a record, because
+// an earlier request found their host unreachable (httpx.Client.FailFast), by host.
+type unreachedStreams struct {
+	hosts   []string
+	streams map[string][]string
+	cause   map[string]string
+}
+
+// add takes res when it is such a stream.
+func (u *unreachedStreams) add(res run.Result) bool {
+	var ne *httpx.NetError
+	if res.Records > 0 || !errors.As(res.Err, &ne) || !ne.Earlier {
+		return false
+	}
+	if u.streams == nil {
+		u.streams, u.cause = map[string][]string{}, map[string]string{}
+	}
+	if _, ok := u.streams[ne.Host]; !ok {
+		u.hosts = append(u.hosts, ne.Host)
+		u.cause[ne.Host] = ne.Cause
+	}
+	u.streams[ne.Host] = append(u.streams[ne.Host], res.Stream)
+	return true
+}
+
+// print says, a line per host: "error: 2 more streams not read: HOST could not be reached
+// (connection refused; see above): a, b".
+func (u *unreachedStreams) print(s *ioStreams) {
+	for _, host := range u.hosts {
+		names := u.streams[host]
+		list := strings.Join(names, ", ")
+		if len(names) > 10 {
+			list = strings.Join(names[:10], ", ") + ", …"
+		}
+		s.printError(fmt.Errorf("%s not read: %s could not be reached (%s; see above): %s", plural(len(names), "more stream"), host, u.cause[host], list))
+	}
 }
 
 // sequenced is the Sequencer as the output of run.Read.

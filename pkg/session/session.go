@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -95,6 +96,9 @@ type Env struct {
 	// Note, when set, hears what a person should know once about the run (the token
 	// endpoint took only a form-encoded body).
 	Note func(text string)
+	// FailFast gives up early on a server that cannot be reached or does not answer
+	// (httpx.Client.FailFast): the CLI's choice; the Airbyte protocol keeps the CDK's retries.
+	FailFast bool
 }
 
 // Session is a run ready to read: the definition, the values, the client and the
@@ -258,6 +262,11 @@ func Open(in Inputs, env Env) (*Session, error) {
 	if rt == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = max(env.IdleConns, 2)
+		if env.FailFast {
+			// A host that never completes the handshake (packets dropped) is unreachable
+			// after 10 s, not after the 30 s of Go's default dialer.
+			t.DialContext = (&net.Dialer{Timeout: httpx.UnreachableBudget, KeepAlive: 30 * time.Second}).DialContext
+		}
 		rt = t
 	}
 	s.Client = &httpx.Client{
@@ -268,6 +277,7 @@ func Open(in Inputs, env Env) (*Session, error) {
 		Redactor:  env.Redactor,
 		UserAgent: env.UserAgent,
 		MaxBody:   env.MaxBody,
+		FailFast:  env.FailFast,
 	}
 	if def.Budget != nil {
 		b, err := budget.New(def.Budget, vals.Map, env.Now, env.Sleep)
