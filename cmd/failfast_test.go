@@ -19,12 +19,14 @@ func TestFailFastRefusedConnection(t *testing.T) {
 
 	env, waits := fakeWaits()
 	res := runCLIEnv(t, env, "", "read", def, "--set", "base_url="+closed)
-	want := `error: stream books, page 1: GET http://HOST/v1/public/books?offset=0&limit=100: connection refused by HOST (is the server running?) (gave up after 2 retries) (0 records written before the failure)
+	want := `retrying GET http://HOST/v1/public/books?offset=0&limit=100 in 1 s (attempt 2 of 3): connection refused by HOST (is the server running?)
+retrying GET http://HOST/v1/public/books?offset=0&limit=100 in 2 s (attempt 3 of 3): connection refused by HOST (is the server running?)
+error: stream books, page 1: GET http://HOST/v1/public/books?offset=0&limit=100: connection refused by HOST (is the server running?) (gave up after 2 retries) (0 records written before the failure)
 error: 1 more stream not read: HOST could not be reached (connection refused; see above): authors
 2 of 2 streams failed
 `
-	if res.Code != 1 || res.Stdout != "" || !strings.HasSuffix(scrub(res.Stderr), want) || fmt.Sprint(waits()) != "[1s 2s]" {
-		t.Errorf("read: exit %d, waits %v, stderr:\n%s\nwant it to end with:\n%s", res.Code, waits(), scrub(res.Stderr), want)
+	if res.Code != 1 || res.Stdout != "" || scrub(res.Stderr) != want || fmt.Sprint(waits()) != "[1s 2s]" {
+		t.Errorf("read: exit %d, waits %v, stderr:\n%s\nwant:\n%s", res.Code, waits(), scrub(res.Stderr), want)
 	}
 
 	env, waits = fakeWaits()

@@ -30,6 +30,7 @@ type runFlags struct {
 	maxSlices        int
 	maxRecords       int
 	failFast         bool
+	quiet, verbose   bool
 	prefetch         int
 	concurrency      int
 	maxBody          sizeFlag
@@ -71,6 +72,9 @@ type prepared struct {
 // redactor, the HTTP client and the authenticator built, reaching the network and the
 // clock through env. No request is made. Problems are printed as the CLI prints them.
 func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *runFlags) (*prepared, error) {
+	if f.quiet && f.verbose {
+		return nil, usagef("--quiet and --verbose cannot be used together")
+	}
 	if _, err := os.Stat(defPath); err != nil {
 		return nil, usagef("cannot read definition: %v", pathError(err))
 	}
@@ -119,13 +123,28 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		Transport: env.Transport, IdleConns: max(f.prefetch, 1)*max(f.concurrency, 1) + 1,
 		Now: env.clock(), Sleep: env.Sleep, Redactor: s.redactor,
 		Timeout: f.timeout, MaxBody: int64(f.maxBody), UserAgent: "connector/" + version,
-		Note:     func(text string) { fmt.Fprintln(s.Err, "note: "+text) },
+		Note: func(text string) {
+			if !f.quiet {
+				fmt.Fprintln(s.Err, "note: "+text)
+			}
+		},
 		FailFast: true,
 	})
 	if err != nil {
 		return nil, sessionError(s, err)
 	}
 	p.Session = sess
+	if n := newNotices(s, f); n != nil {
+		sess.Client.OnRetry = n.retry
+		if f.verbose {
+			sess.Client.Observe = n.exchange
+		}
+		if sess.Budget != nil {
+			sess.Budget.OnWait = func(req *httpx.Request, d time.Duration, policy string) {
+				n.budgetWait(req.Method, s.redactor.String(req.URL), d, policy)
+			}
+		}
+	}
 	return p, nil
 }
 

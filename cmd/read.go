@@ -83,6 +83,7 @@ read and exits 130.
 	}
 	opts.flags.addTestingValues(c)
 	addStreamFlags(c, &opts.flags)
+	opts.flags.addVerbosity(c)
 	addMaxRecords(c, &opts.flags)
 	enumFlag(c.Flags(), &opts.format, "format", output.Formats, "output format: records, envelope or airbyte")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails instead of reading the others")
@@ -170,7 +171,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 		out.Control(config)
 	}
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
-	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY}
+	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY && !opts.flags.quiet}
 	ro.Observer = prog
 	ro.Prefetch = opts.flags.prefetch
 	ro.Overlap = true
@@ -179,7 +180,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	ro.Warn = func(text string) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text))
+		if !opts.flags.quiet {
+			fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text))
+		}
 		logf("WARN", "%s", text)
 	}
 	// A checkpoint comes in output order, once the slice's records are in the output: they
@@ -229,7 +232,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 			if stopErr != nil {
 				return
 			}
-			if p.Budget != nil {
+			if p.Budget != nil && !opts.flags.quiet {
 				if t, ok := p.Budget.Waited(res.Stream); ok {
 					fmt.Fprintf(opts.io.Err, "note: %s: %s waited %s in total for the API budget: %s\n",
 						res.Stream, plural(t.Requests, "request"), diag.Duration(t.Wait), strings.Join(t.Policies, "; "))

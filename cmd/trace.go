@@ -77,6 +77,7 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 		},
 	}
 	opts.flags.addTestingValues(c)
+	opts.flags.addVerbosity(c)
 	addStreamFlags(c, &opts.flags)
 	addMaxRecords(c, &opts.flags)
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per event)")

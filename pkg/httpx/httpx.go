@@ -181,9 +181,11 @@ const (
 // Retry is a failed attempt about to be tried again.
 type Retry struct {
 	Method, URL string // URL redacted
-	// Attempt is the number of the attempt that failed (1 for the first); Wait is the pause
-	// before the next.
+	// Attempt is the number of the attempt that failed (1 for the first); Of is how many
+	// attempts there may be in all (0 when no count bounds them: RATE_LIMITED); Wait is the
+	// pause before the next.
 	Attempt int
+	Of      int
 	Wait    time.Duration
 	// Cause is what failed: "500 Internal Server Error", or the network error (redacted).
 	Cause string
@@ -351,7 +353,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		spent += took
 		o := &outcome{resp: resp, err: err}
 		d := h.decide(o)
-		retrying, gaveUp := false, ""
+		retrying, gaveUp, of := false, "", 0
 		switch d.action {
 		case manifest.ActionRetry:
 			retries++
@@ -359,7 +361,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			if quick && err != nil && (err.Unreachable || err.Timeout) {
 				limit = min(limit, QuickRetries)
 			}
-			retrying = retries <= limit
+			retrying, of = retries <= limit, limit+1
 			if !retrying && limit > 0 {
 				gaveUp = "gave up after " + Retries(limit)
 			}
@@ -411,8 +413,11 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				cause = o.err.Err
 			} else if resp != nil {
 				cause = fmt.Sprintf("%d %s", resp.Status, http.StatusText(resp.Status))
+				if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
+					cause += " (Retry-After: " + ra + ")"
+				}
 			}
-			c.OnRetry(Retry{Method: req.Method, URL: c.Redactor.String(req.URL), Attempt: attempt, Wait: wait, Cause: cause})
+			c.OnRetry(Retry{Method: req.Method, URL: c.Redactor.String(req.URL), Attempt: attempt, Of: of, Wait: wait, Cause: cause})
 		}
 		if retrying {
 			if err := c.sleep(ctx, wait); err != nil {
