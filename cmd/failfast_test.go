@@ -38,3 +38,33 @@ FAILED  authors  GET http://HOST/v1/public/authors?offset=0&limit=100: not sent:
 		t.Errorf("check: exit %d, waits %v, stdout:\n%s\nwant:\n%s", res.Code, waits(), scrub(res.Stdout), want)
 	}
 }
+
+// read, check and paginate-trace show the definition's warnings in one line (validate lists
+// them); --quiet silences it.
+func TestWarningsOnEveryCommand(t *testing.T) {
+	t.Parallel()
+	api := newRecorder(t, e2eAnswer(`[]`)) // an empty page ends the PageIncrement
+	one := e2eOneStream(`
+url_base: "{{ config['base_url'] }}"
+path: /items`, e2eWholeBody) + "      paginator:\n" + e2eIndent(`
+type: DefaultPaginator
+pagination_strategy: {type: PageIncrement, page_sise: 10}`, 8)
+	two := strings.Replace(one, "path: /items", "path: /items\n        http_methd: GET", 1)
+	for _, tt := range []struct {
+		def, want string
+	}{
+		{one, "warning: DEF:15:52: unknown field `page_sise` in PageIncrement; it is ignored (did you mean `page_size`?)\n"},
+		{two, "warning: DEF: 2 warnings (connector validate DEF lists them), the first: DEF:11:9: unknown field `http_methd` in HttpRequester; it is ignored (did you mean `http_method`?)\n"},
+	} {
+		def := writeFile(t, "def.yaml", tt.def)
+		for _, command := range []string{"read", "check", "paginate-trace"} {
+			res := runCLI(t, "", command, def, "--set", "base_url="+api.URL)
+			if got := strings.ReplaceAll(res.Stderr, def, "DEF"); res.Code != 0 || got != tt.want {
+				t.Errorf("%s: exit %d, stderr:\n%s\nwant:\n%s", command, res.Code, got, tt.want)
+			}
+			if res := runCLI(t, "", command, def, "--set", "base_url="+api.URL, "-q"); res.Code != 0 || res.Stderr != "" {
+				t.Errorf("%s -q: exit %d, stderr:\n%s", command, res.Code, res.Stderr)
+			}
+		}
+	}
+}

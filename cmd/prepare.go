@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
 	"connector/pkg/diag"
@@ -82,9 +83,12 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 	if diags.HasErrors() {
 		return nil, sessionError(s, &session.DefinitionError{Name: defPath, Diags: diags})
 	}
-	def, err := session.Load(ctx, defPath, src)
+	def, warnings, err := session.LoadWarn(ctx, defPath, src)
 	if err != nil {
 		return nil, sessionError(s, err)
+	}
+	if !f.quiet {
+		warnSummary(s, defPath, warnings)
 	}
 	spec := def.ConnectionSpec
 	p := &prepared{}
@@ -146,6 +150,38 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		}
 	}
 	return p, nil
+}
+
+// warnSummary says in one line on stderr that the definition has warnings: the warning
+// itself when there is one, else "def.yaml: 2 warnings (connector validate def.yaml lists
+// them), the first: def.yaml:14:9: unknown field …". validate shows them all; the other
+// commands would otherwise say nothing of a misspelt field that silently drops a limit.
+func warnSummary(s *ioStreams, defPath string, warnings diag.List) {
+	n := 0
+	var first *diag.Diagnostic
+	for i := range warnings {
+		if warnings[i].Severity == diag.Warning {
+			if n++; first == nil {
+				first = &warnings[i]
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	yellow := s.paint(true, color.FgYellow, color.Bold)
+	pos := first.File
+	if first.Line > 0 {
+		pos = fmt.Sprintf("%s:%d:%d", first.File, first.Line, first.Column)
+	}
+	text := pos + ": " + first.Message
+	if first.Hint != "" {
+		text += " (" + first.Hint + ")"
+	}
+	if n > 1 {
+		text = fmt.Sprintf("%s: %d warnings (connector validate %s lists them), the first: %s", defPath, n, defPath, text)
+	}
+	fmt.Fprintln(s.Err, yellow("warning:")+" "+text)
 }
 
 // sessionError reports a problem of a session as the CLI does: a definition's or the

@@ -190,15 +190,22 @@ func FirstError(dl diag.List) string {
 // Load loads a definition from its text (YAML or JSON); name names it in diagnostics. A
 // definition with errors is a DefinitionError. ctx ends a long load (Ctrl-C).
 func Load(ctx context.Context, name string, src []byte) (*manifest.Definition, error) {
+	def, _, err := LoadWarn(ctx, name, src)
+	return def, err
+}
+
+// LoadWarn is Load that also returns the definition's warnings, in file order, for the face
+// to show (validate lists them; the CLI's other commands sum them up).
+func LoadWarn(ctx context.Context, name string, src []byte) (*manifest.Definition, diag.List, error) {
 	def, diags, err := manifest.ParseContext(ctx, name, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	diags.Sort()
 	if diags.HasErrors() {
-		diags.Sort()
-		return nil, &DefinitionError{Name: name, Diags: diags}
+		return nil, nil, &DefinitionError{Name: name, Diags: diags}
 	}
-	return def, nil
+	return def, diags, nil
 }
 
 // Open checks the values against the definition, registers every secret with the
