@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,6 +68,36 @@ pagination_strategy: {type: PageIncrement, page_sise: 10}`, 8)
 			if res := runCLI(t, "", command, def, "--set", "base_url="+api.URL, "-q"); res.Code != 0 || res.Stderr != "" {
 				t.Errorf("%s -q: exit %d, stderr:\n%s", command, res.Code, res.Stderr)
 			}
+		}
+	}
+}
+
+// A read in which nothing succeeded writes no state: the state file is not created (nor
+// changed), and stderr says so once instead of printing a state the stream did not earn.
+func TestFailedStreamWritesNoState(t *testing.T) {
+	t.Parallel()
+	closed := refusedURL(t)
+	def := filepath.Join("..", "definitions", "incremental-datetime.yaml")
+	for _, before := range []string{"", `[{"type":"STREAM","stream":{"stream_descriptor":{"name":"events"},"stream_state":{"updated_at":"2024-01-01T00:00:00Z"}}}]` + "\n"} {
+		statePath := filepath.Join(t.TempDir(), "state.json")
+		if before != "" {
+			if err := os.WriteFile(statePath, []byte(before), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		env, _ := fakeWaits()
+		res := runCLIEnv(t, env, "", "read", def, "--set", "base_url="+closed, "--set", "start_date=2024-01-01T00:00:00Z", "--state", statePath, "-q")
+		want := "STATE: state unchanged for 1 stream that failed before a slice was read whole: events\n"
+		got := strings.ReplaceAll(res.Stderr, statePath, "STATE")
+		if res.Code != 1 || !strings.HasSuffix(got, want) || strings.Contains(got, "events: state {") {
+			t.Errorf("exit %d, stderr:\n%s\nwant it to end with:\n%s", res.Code, got, want)
+		}
+		data, err := os.ReadFile(statePath)
+		if before == "" && !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a state file was written: %q (%v)", data, err)
+		}
+		if before != "" && string(data) != before {
+			t.Errorf("the state file changed:\n%s\nwant:\n%s", data, before)
 		}
 	}
 }

@@ -187,9 +187,20 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	}
 	// A checkpoint comes in output order, once the slice's records are in the output: they
 	// reach stdout before the state file says they were read.
+	closed := map[string]bool{} // streams with a slice read whole in this run
+	var unearned []string       // failed streams whose state stays as it was
 	ro.Checkpoint = func(cp run.Checkpoint) {
 		if cp.Message {
 			out.State(cp.Stream, cp.State, cp.Records)
+		}
+		if !cp.Final {
+			closed[cp.Stream] = true
+		} else if cp.Failed && !closed[cp.Stream] {
+			// Nothing was read: the state file keeps what the stream had (said at the end).
+			mu.Lock()
+			unearned = append(unearned, cp.Stream)
+			mu.Unlock()
+			return
 		}
 		if states.Out() != "" {
 			out.Flush()
@@ -308,6 +319,10 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	}
 	if failed > 0 {
 		unreached.print(opts.io)
+		if len(unearned) > 0 && states.Out() != "" {
+			fmt.Fprintf(opts.io.Err, "%s: state unchanged for %s that failed before a slice was read whole: %s\n",
+				states.Out(), plural(len(unearned), "stream"), cutList(unearned, 10))
+		}
 		if opts.protocol {
 			summary := "During the sync, the following streams did not sync successfully: " + strings.Join(failures, "\n")
 			logf("INFO", "%s", summary)
@@ -363,12 +378,16 @@ func (u *unreachedStreams) add(res run.Result) bool {
 func (u *unreachedStreams) print(s *ioStreams) {
 	for _, host := range u.hosts {
 		names := u.streams[host]
-		list := strings.Join(names, ", ")
-		if len(names) > 10 {
-			list = strings.Join(names[:10], ", ") + ", …"
-		}
-		s.printError(fmt.Errorf("%s not read: %s could not be reached (%s; see above): %s", plural(len(names), "more stream"), host, u.cause[host], list))
+		s.printError(fmt.Errorf("%s not read: %s could not be reached (%s; see above): %s", plural(len(names), "more stream"), host, u.cause[host], cutList(names, 10)))
 	}
+}
+
+// cutList joins names with ", ", the first max of them and "…" when there are more.
+func cutList(names []string, max int) string {
+	if len(names) > max {
+		return strings.Join(names[:max], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
 }
 
 // sequenced is the Sequencer as the output of run.Read.

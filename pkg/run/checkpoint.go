@@ -137,7 +137,7 @@ func (st *stream) finalCheckpoint(failed bool) {
 	if st.cursor != nil {
 		state = st.cursor.Finish()
 	}
-	st.o.Checkpoint(Checkpoint{Stream: st.s.Name, State: state, Message: true, Records: st.written, Final: true})
+	st.o.Checkpoint(Checkpoint{Stream: st.s.Name, State: state, Message: true, Records: st.written, Final: true, Failed: failed})
 	st.written = 0
 }
 

@@ -188,6 +188,9 @@ type Checkpoint struct {
 	// Slice is the slice just closed (nil for the stream's final checkpoint).
 	Slice *slice.Slice
 	Final bool
+	// Failed is set on the final checkpoint of a stream that failed: its state is what its
+	// slices read whole before the failure earned, if any did.
+	Failed bool
 }
 
 // StreamError is a stream that failed, naming the stream, the slice and the page.
