@@ -325,7 +325,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	// FailFast: a server that does not answer is tried again at most QuickRetries times
 	// (the default waits: 1 s, 2 s), unless the definition's error handler asks for more.
 	quick := c.FailFast && !h.setsRetries()
-	if quick {
+	if c.FailFast {
 		if ne := c.earlier(req); ne != nil {
 			return nil, ne
 		}

@@ -275,6 +275,10 @@ func TestFailFastUnreachableHost(t *testing.T) {
 	if err == nil || scrub(err) != "GET http://HOST/a: connection refused by HOST (is the server running?) (gave up after 3 retries)" {
 		t.Errorf("max_retries 3: %v", err)
 	}
+	_, err = c2.Do(context.Background(), &Request{Method: "GET", URL: closed + "/b", Handler: h})
+	if err == nil || scrub(err) != "GET http://HOST/b: not sent: HOST could not be reached earlier in this run (connection refused)" {
+		t.Errorf("max_retries 3, a later request: %v", err)
+	}
 	// Without FailFast (the Airbyte protocol), the CDK's 5 retries, and nothing remembered.
 	c3 := &Client{HTTP: &http.Client{}, Sleep: noWait}
 	for range 2 {
