@@ -493,6 +493,12 @@ func (c *Client) remember(req *Request, ne *NetError) {
 
 // earlier fails, unsent, a request to a host an earlier request found unreachable.
 func (c *Client) earlier(req *Request) *NetError {
+	c.downMu.Lock()
+	none := len(c.down) == 0
+	c.downMu.Unlock()
+	if none { // the usual case: no URL to parse
+		return nil
+	}
 	key := downKey(req.URL)
 	c.downMu.Lock()
 	first, ok := c.down[key]
