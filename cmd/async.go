@@ -3,6 +3,8 @@ package cmd
 import (
 	"fmt"
 
+	"connector/pkg/diag"
+
 	"connector/pkg/manifest"
 	"connector/pkg/run"
 )
@@ -28,7 +30,7 @@ func jobLine(ev run.JobEvent) string {
 	case run.JobCreateFailed:
 		s += fmt.Sprintf(": %v", ev.Err)
 	}
-	return s + fmt.Sprintf(" after %s", ev.Elapsed)
+	return s + " after " + diag.Duration(ev.Elapsed)
 }
 
 func (t *tracer) Job(ev run.JobEvent) {

@@ -328,15 +328,15 @@ func TestAsyncJobProgress(t *testing.T) {
 note: reports: slice {}: the async job did not complete within polling_job_timeout (attempt 2 of 3); creating a new job
 note: reports: slice {}: the API skipped the async job (status ` + "`gone`" + `): no records
 `},
-		{true, "\r\033[Kreports: job 1 of slice 1: created after 5s\r" +
-			"\r\033[Kreports: job 1 of slice 1: polled: API status `processing` → running after 5s\r" +
+		{true, "\r\033[Kreports: job 1 of slice 1: created after 5 s\r" +
+			"\r\033[Kreports: job 1 of slice 1: polled: API status `processing` → running after 5 s\r" +
 			"\r\033[K\r" + `note: reports: slice {}: the async job failed (API status ` + "`failed`" + `, attempt 1 of 3); creating a new job
-` + "\r\033[Kreports: job 1 of slice 1: polled: API status `failed` → failed after 5s\r" +
+` + "\r\033[Kreports: job 1 of slice 1: polled: API status `failed` → failed after 5 s\r" +
 			"\r\033[K\r" + `note: reports: slice {}: the async job did not complete within polling_job_timeout (attempt 2 of 3); creating a new job
-` + "\r\033[Kreports: job 2 of slice 1: timed out after 5s\r" +
-			"\r\033[Kreports: job 3 of slice 1: polled: API status `failed` → failed after 5s\r" +
+` + "\r\033[Kreports: job 2 of slice 1: timed out after 5 s\r" +
+			"\r\033[Kreports: job 3 of slice 1: polled: API status `failed` → failed after 5 s\r" +
 			"\r\033[K\r" + `note: reports: slice {}: the API skipped the async job (status ` + "`gone`" + `): no records
-` + "\r\033[Kreports: job 1 of slice 1: polled: API status `gone` → skipped after 5s\r"},
+` + "\r\033[Kreports: job 1 of slice 1: polled: API status `gone` → skipped after 5 s\r"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer

@@ -163,7 +163,7 @@ var badInputs = []badCase{
 	{"a host name that does not resolve", func(e *badEnv) []string { return e.read("api.yaml", "http://api.example.invalid") }, 1,
 		"error: stream items, page 1: GET http://api.example.invalid/items?key=****: cannot resolve the host api.example.invalid: …"},
 	{"a connection refused", func(e *badEnv) []string { return e.read("api.yaml", e.closed) }, 1,
-		"error: stream items, page 1: GET CLOSED/items?key=****: connection refused by … (is the server running?) (gave up after 5 retries) (0 records written before the failure)"},
+		"error: stream items, page 1: GET CLOSED/items?key=****: connection refused by … (is the server running?) (gave up after 2 retries) (0 records written before the failure)"},
 	{"a TLS certificate the system does not trust", func(e *badEnv) []string { return e.read("api.yaml", e.tls) }, 1,
 		"error: stream items, page 1: GET TLS/items?key=****: TLS failure: tls: failed to verify certificate: x509: certificate signed by unknown authority (0 records written before the failure)"},
 }

@@ -122,7 +122,9 @@ policies:
     rates: [{limit: 2, interval: PT1S}]
     matchers: []
 `, "0 /items?page=1, 0 /items?page=2, 1001 /items?page=3, 1001 /items?page=4, 2002 /items?page=5",
-			"note: items: 2 requests waited 2.002s in total for the API budget: policy 1 (MovingWindowCallRatePolicy: 2 calls per PT1S)\n"},
+			"waiting 1.0 s for the API budget before GET http://API/items?page=3 (policy 1 (MovingWindowCallRatePolicy: 2 calls per PT1S))\n" +
+				"waiting 1.0 s for the API budget before GET http://API/items?page=5 (policy 1 (MovingWindowCallRatePolicy: 2 calls per PT1S))\n" +
+				"note: items: 2 requests waited 2.0 s in total for the API budget: policy 1 (MovingWindowCallRatePolicy: 2 calls per PT1S)\n"},
 		{"fixed window", `
 type: HTTPAPIBudget
 policies:
@@ -131,7 +133,9 @@ policies:
     call_limit: 2
     matchers: []
 `, "0 /items?page=1, 0 /items?page=2, 1000 /items?page=3, 1000 /items?page=4, 2000 /items?page=5",
-			"note: items: 2 requests waited 2s in total for the API budget: policy 1 (FixedWindowCallRatePolicy: 2 calls per PT1S)\n"},
+			"waiting 1 s for the API budget before GET http://API/items?page=3 (policy 1 (FixedWindowCallRatePolicy: 2 calls per PT1S))\n" +
+				"waiting 1 s for the API budget before GET http://API/items?page=5 (policy 1 (FixedWindowCallRatePolicy: 2 calls per PT1S))\n" +
+				"note: items: 2 requests waited 2 s in total for the API budget: policy 1 (FixedWindowCallRatePolicy: 2 calls per PT1S)\n"},
 		{"first matching policy wins", `
 type: HTTPAPIBudget
 policies:
@@ -142,7 +146,9 @@ policies:
     call_limit: 1
     matchers: [{url_path_pattern: "^/items$", method: GET}]
 `, "0 /items?page=1, 0 /items?page=2, 0 /items?page=3, 1000 /items?page=4, 2000 /items?page=5",
-			"note: items: 2 requests waited 2s in total for the API budget: policy 2 (FixedWindowCallRatePolicy: 1 call per PT1S)\n"},
+			"waiting 1 s for the API budget before GET http://API/items?page=4 (policy 2 (FixedWindowCallRatePolicy: 1 call per PT1S))\n" +
+				"waiting 1 s for the API budget before GET http://API/items?page=5 (policy 2 (FixedWindowCallRatePolicy: 1 call per PT1S))\n" +
+				"note: items: 2 requests waited 2 s in total for the API budget: policy 2 (FixedWindowCallRatePolicy: 1 call per PT1S)\n"},
 		{"a request no policy matches is not paced", `
 type: HTTPAPIBudget
 policies:
@@ -251,8 +257,8 @@ policies:
 	}
 	out := e2eScrub(res.Stdout, api)
 	for _, want := range []string{
-		"  waited 2001 ms for policy 1 (MovingWindowCallRatePolicy: 1 call per PT2S)\n  → GET http://API/items?page=2 (data)\n",
-		"  waited 2001 ms for policy 1 (MovingWindowCallRatePolicy: 1 call per PT2S)\n  → GET http://API/items?page=3 (data)\n",
+		"  waited 2.0 s for policy 1 (MovingWindowCallRatePolicy: 1 call per PT2S)\n  → GET http://API/items?page=2 (data)\n",
+		"  waited 2.0 s for policy 1 (MovingWindowCallRatePolicy: 1 call per PT2S)\n  → GET http://API/items?page=3 (data)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the trace lacks %q:\n%s", want, out)
@@ -339,10 +345,12 @@ func TestBudgetDefinitionReadsTheDemoAPI(t *testing.T) {
 	if n := strings.Count(res.Stdout, "\n"); n != 2*demoapi.DefaultRecords {
 		t.Errorf("%d records, want %d", n, 2*demoapi.DefaultRecords)
 	}
-	want := `note: books: 1 request waited 1.001s in total for the API budget: policy 2 (MovingWindowCallRatePolicy: 2 calls per PT1S)
-note: authors: 1 request waited 1s in total for the API budget: policy 3 (FixedWindowCallRatePolicy: 1 call per PT1S)
+	want := `waiting 1.0 s for the API budget before GET URL/v1/public/books?offset=200&limit=100 (policy 2 (MovingWindowCallRatePolicy: 2 calls per PT1S))
+note: books: 1 request waited 1.0 s in total for the API budget: policy 2 (MovingWindowCallRatePolicy: 2 calls per PT1S)
+waiting 1 s for the API budget before GET URL/v1/public/authors?offset=200&limit=100 (policy 3 (FixedWindowCallRatePolicy: 1 call per PT1S))
+note: authors: 1 request waited 1 s in total for the API budget: policy 3 (FixedWindowCallRatePolicy: 1 call per PT1S)
 `
-	if res.Stderr != want {
+	if strings.ReplaceAll(res.Stderr, ts.URL, "URL") != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", res.Stderr, want)
 	}
 	if got := srv.Stats().DataRequests; got != 6 {

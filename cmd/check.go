@@ -52,6 +52,7 @@ FAILED with the reason, and exits 0 only when every stream passed.
 		},
 	}
 	opts.flags.addTestingValues(c)
+	opts.flags.addVerbosity(c)
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per stream)")
 	opts.flags.rec.add(c)
 	return c

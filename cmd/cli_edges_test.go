@@ -853,7 +853,7 @@ func TestOAuthRefusesAWrongState(t *testing.T) {
 				}
 				return
 			}
-			if want := " within 2s (open the consent URL in a browser, or raise --timeout)\n"; code != 1 || !strings.HasSuffix(stderr, want) {
+			if want := " within 2 s (open the consent URL in a browser, or raise --timeout)\n"; code != 1 || !strings.HasSuffix(stderr, want) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and an end in %q", code, stderr, want)
 			}
 			stillThere(t, values, before)

@@ -79,7 +79,11 @@ func (s *ioStreams) paint(toErr bool, attrs ...color.Attribute) func(string) str
 
 func (s *ioStreams) printError(err error) {
 	red := s.paint(true, color.FgRed, color.Bold)
-	io.WriteString(s.Err, red("error:")+" "+err.Error()+"\n")
+	clear := ""
+	if s.errTTY {
+		clear = "\r\033[K" // a retry's updating line (notices) gives way
+	}
+	io.WriteString(s.Err, clear+red("error:")+" "+err.Error()+"\n")
 }
 
 // redactingWriter masks secrets in everything written to it. It buffers up to a newline so

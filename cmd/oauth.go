@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"connector/pkg/diag"
 	"connector/pkg/manifest"
 	"connector/pkg/oauthflow"
 )
@@ -131,7 +132,7 @@ func oauthRun(ctx context.Context, opts *oauthOptions) error {
 	// The consent URL is what the user must open, client id included, so it bypasses the
 	// redactor; nothing else does.
 	fmt.Fprintln(rawErr(s), consent)
-	fmt.Fprintf(s.Err, "Waiting for the redirect to %s (timeout %s)…\n", cb.RedirectURI(), opts.timeout)
+	fmt.Fprintf(s.Err, "Waiting for the redirect to %s (timeout %s)…\n", cb.RedirectURI(), diag.Duration(opts.timeout))
 	if opts.open {
 		if err := opts.openBrowser(consent); err != nil {
 			fmt.Fprintf(s.Err, "cannot open a browser (%v); open the URL above yourself\n", err)

@@ -303,7 +303,7 @@ func TestOAuthFlowFailures(t *testing.T) {
 			base:     func(*testing.T) string { return demo.URL },
 			extra:    []string{"--timeout", "300ms"},
 			wantCode: 1,
-			wantErr:  "/callback within 300ms (open the consent URL in a browser, or raise --timeout)\n",
+			wantErr:  "/callback within 300 ms (open the consent URL in a browser, or raise --timeout)\n",
 		},
 	}
 	for _, tt := range tests {

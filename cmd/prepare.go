@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
 	"connector/pkg/diag"
@@ -30,6 +31,7 @@ type runFlags struct {
 	maxSlices        int
 	maxRecords       int
 	failFast         bool
+	quiet, verbose   bool
 	prefetch         int
 	concurrency      int
 	maxBody          sizeFlag
@@ -71,6 +73,9 @@ type prepared struct {
 // redactor, the HTTP client and the authenticator built, reaching the network and the
 // clock through env. No request is made. Problems are printed as the CLI prints them.
 func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *runFlags) (*prepared, error) {
+	if f.quiet && f.verbose {
+		return nil, usagef("--quiet and --verbose cannot be used together")
+	}
 	if _, err := os.Stat(defPath); err != nil {
 		return nil, usagef("cannot read definition: %v", pathError(err))
 	}
@@ -78,9 +83,12 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 	if diags.HasErrors() {
 		return nil, sessionError(s, &session.DefinitionError{Name: defPath, Diags: diags})
 	}
-	def, err := session.Load(ctx, defPath, src)
+	def, warnings, err := session.LoadWarn(ctx, defPath, src)
 	if err != nil {
 		return nil, sessionError(s, err)
+	}
+	if !f.quiet {
+		warnSummary(s, defPath, warnings)
 	}
 	spec := def.ConnectionSpec
 	p := &prepared{}
@@ -119,13 +127,61 @@ func prepare(ctx context.Context, s *ioStreams, env *Env, defPath string, f *run
 		Transport: env.Transport, IdleConns: max(f.prefetch, 1)*max(f.concurrency, 1) + 1,
 		Now: env.clock(), Sleep: env.Sleep, Redactor: s.redactor,
 		Timeout: f.timeout, MaxBody: int64(f.maxBody), UserAgent: "connector/" + version,
-		Note: func(text string) { fmt.Fprintln(s.Err, "note: "+text) },
+		Note: func(text string) {
+			if !f.quiet {
+				fmt.Fprintln(s.Err, "note: "+text)
+			}
+		},
+		FailFast: true,
 	})
 	if err != nil {
 		return nil, sessionError(s, err)
 	}
 	p.Session = sess
+	if n := newNotices(s, f); n != nil {
+		sess.Client.OnRetry = n.retry
+		if f.verbose {
+			sess.Client.Observe = n.exchange
+		}
+		if sess.Budget != nil {
+			sess.Budget.OnWait = func(req *httpx.Request, d time.Duration, policy string) {
+				n.budgetWait(req.Method, s.redactor.String(req.URL), d, policy)
+			}
+		}
+	}
 	return p, nil
+}
+
+// warnSummary says in one line on stderr that the definition has warnings: the warning
+// itself when there is one, else "def.yaml: 2 warnings (connector validate def.yaml lists
+// them), the first: def.yaml:14:9: unknown field …". validate shows them all; the other
+// commands would otherwise say nothing of a misspelt field that silently drops a limit.
+func warnSummary(s *ioStreams, defPath string, warnings diag.List) {
+	n := 0
+	var first *diag.Diagnostic
+	for i := range warnings {
+		if warnings[i].Severity == diag.Warning {
+			if n++; first == nil {
+				first = &warnings[i]
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	yellow := s.paint(true, color.FgYellow, color.Bold)
+	pos := first.File
+	if first.Line > 0 {
+		pos = fmt.Sprintf("%s:%d:%d", first.File, first.Line, first.Column)
+	}
+	text := pos + ": " + first.Message
+	if first.Hint != "" {
+		text += " (" + first.Hint + ")"
+	}
+	if n > 1 {
+		text = fmt.Sprintf("%s: %d warnings (connector validate %s lists them), the first: %s", defPath, n, defPath, text)
+	}
+	fmt.Fprintln(s.Err, yellow("warning:")+" "+text)
 }
 
 // sessionError reports a problem of a session as the CLI does: a definition's or the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"connector/pkg/diag"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/output"
@@ -82,6 +83,7 @@ read and exits 130.
 	}
 	opts.flags.addTestingValues(c)
 	addStreamFlags(c, &opts.flags)
+	opts.flags.addVerbosity(c)
 	addMaxRecords(c, &opts.flags)
 	enumFlag(c.Flags(), &opts.format, "format", output.Formats, "output format: records, envelope or airbyte")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails instead of reading the others")
@@ -141,6 +143,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	}
 	defer out.Close() // every stream's end already waited for its records to be written
 	widenPipe(opts.io.Out)
+	if opts.protocol || output.Protocol(opts.format) {
+		p.Client.FailFast = false // the CDK's retries (section "Never hang" of the README)
+	}
 	logf := func(level, format string, args ...any) {
 		if opts.protocol {
 			out.Log(level, opts.io.redactor.String(fmt.Sprintf(format, args...)))
@@ -172,7 +177,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 		out.Control(config)
 	}
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = opts.flags.maxSlices, opts.flags.maxPages, opts.flags.maxRecords
-	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY}
+	prog := &progress{io: opts.io, now: opts.env.clock(), live: opts.io.errTTY && !opts.flags.quiet}
 	ro.Observer = prog
 	ro.Prefetch = opts.flags.prefetch
 	ro.Overlap = true
@@ -181,17 +186,30 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	ro.Warn = func(text string) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text))
+		if !opts.flags.quiet {
+			fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text))
+		}
 		logf("WARN", "%s", text)
 	}
 	// A checkpoint comes in output order, once the slice's records are in the output: they
 	// reach stdout before the state file says they were read.
+	closed := map[string]bool{} // streams with a slice read whole in this run
+	var unearned []string       // failed streams whose state stays as it was
 	ro.Checkpoint = func(cp run.Checkpoint) {
 		if cp.Message {
 			out.State(cp.Stream, cp.State, cp.Records)
 		}
-		if cp.Failed {
-			return // a message only: nothing the stream earned for the state file
+		switch {
+		case !cp.Final:
+			closed[cp.Stream] = true
+		case cp.Failed && cp.NoCursor():
+			return // a message only: a failed stream without a cursor earned no state
+		case cp.Failed && !closed[cp.Stream]:
+			// Nothing was read: the state file keeps what the stream had (said at the end).
+			mu.Lock()
+			unearned = append(unearned, cp.Stream)
+			mu.Unlock()
+			return
 		}
 		if states.Out() != "" {
 			out.Flush()
@@ -214,7 +232,10 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	defer stop()
 	failed, ended := 0, 0
 	var failures []string // "stream: repr of the cause", for the closing summary
-	var stopErr error     // an interrupt or a closed stdout: the read ends
+	// unreached are the streams that failed at once, unsent, on a host an earlier request
+	// found unreachable: stderr names them once at the end, under the first failure.
+	var unreached unreachedStreams
+	var stopErr error // an interrupt or a closed stdout: the read ends
 	// The hooks run in output order, when the stream's place in stdout is reached: its
 	// start before its records, its end after them.
 	hooks := run.Hooks{
@@ -231,10 +252,10 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 			if stopErr != nil {
 				return
 			}
-			if p.Budget != nil {
+			if p.Budget != nil && !opts.flags.quiet {
 				if t, ok := p.Budget.Waited(res.Stream); ok {
 					fmt.Fprintf(opts.io.Err, "note: %s: %s waited %s in total for the API budget: %s\n",
-						res.Stream, plural(t.Requests, "request"), t.Wait.Round(time.Millisecond), strings.Join(t.Policies, "; "))
+						res.Stream, plural(t.Requests, "request"), diag.Duration(t.Wait), strings.Join(t.Policies, "; "))
 				}
 			}
 			stopped := func() {
@@ -274,7 +295,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 				failures = append(failures, res.Stream+": AirbyteTracedException("+template.PyRepr(trace.InternalMessage)+")")
 				out.StreamStatus(res.Stream, "INCOMPLETE")
 				out.Flush()
-				opts.io.printError(errors.New(msg))
+				if !unreached.add(res) {
+					opts.io.printError(errors.New(msg))
+				}
 				if opts.flags.failFast {
 					stop()
 				}
@@ -304,6 +327,11 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 		return stopErr
 	}
 	if failed > 0 {
+		unreached.print(opts.io)
+		if len(unearned) > 0 && states.Out() != "" {
+			fmt.Fprintf(opts.io.Err, "%s: state unchanged for %s that failed before a slice was read whole: %s\n",
+				states.Out(), plural(len(unearned), "stream"), cutList(unearned, 10))
+		}
 		if opts.protocol {
 			summary := "During the sync, the following streams did not sync successfully: " + strings.Join(failures, "\n")
 			logf("INFO", "%s", summary)
@@ -327,6 +355,48 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	}
 	logf("INFO", "Finished syncing")
 	return nil
+}
+
+// unreachedStreams are the streams of a read that failed at once, without a record, because
+// an earlier request found their host unreachable (httpx.Client.FailFast), by host.
+type unreachedStreams struct {
+	hosts   []string
+	streams map[string][]string
+	cause   map[string]string
+}
+
+// add takes res when it is such a stream.
+func (u *unreachedStreams) add(res run.Result) bool {
+	var ne *httpx.NetError
+	if res.Records > 0 || !errors.As(res.Err, &ne) || !ne.Earlier {
+		return false
+	}
+	if u.streams == nil {
+		u.streams, u.cause = map[string][]string{}, map[string]string{}
+	}
+	if _, ok := u.streams[ne.Host]; !ok {
+		u.hosts = append(u.hosts, ne.Host)
+		u.cause[ne.Host] = ne.Cause
+	}
+	u.streams[ne.Host] = append(u.streams[ne.Host], res.Stream)
+	return true
+}
+
+// print says, a line per host: "error: 2 more streams not read: HOST could not be reached
+// (connection refused; see above): a, b".
+func (u *unreachedStreams) print(s *ioStreams) {
+	for _, host := range u.hosts {
+		names := u.streams[host]
+		s.printError(fmt.Errorf("%s not read: %s could not be reached (%s; see above): %s", plural(len(names), "more stream"), host, u.cause[host], cutList(names, 10)))
+	}
+}
+
+// cutList joins names with ", ", the first max of them and "…" when there are more.
+func cutList(names []string, max int) string {
+	if len(names) > max {
+		return strings.Join(names[:max], ", ") + ", …"
+	}
+	return strings.Join(names, ", ")
 }
 
 // sequenced is the Sequencer as the output of run.Read.
@@ -398,7 +468,7 @@ func (p *progress) Page(ev run.PageEvent) {
 		return
 	}
 	rate := float64(p.records) / p.now().Sub(p.start).Seconds()
-	fmt.Fprintf(p.io.Err, "\r\033[K%s: %d records, %d pages, %.0f records/s\r", p.stream, p.records, p.pages, rate)
+	fmt.Fprintf(p.io.Err, "\r\033[K%s: %s, %s, %.0f records/s\r", p.stream, plural(p.records, "record"), plural(p.pages, "page"), rate)
 	p.shown = true
 }
 

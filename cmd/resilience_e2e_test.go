@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -133,10 +134,13 @@ func TestResilienceRetries(t *testing.T) {
 		waits   []time.Duration
 		code    int
 		stdout  string
+		// retried are the retry lines stderr starts with, then stderr.
+		retried []string
 		stderr  string
 	}{
 		{
 			name:    "429 with Retry-After in seconds, then 503, then success",
+			retried: []string{"retrying GET http://API/items?page=1 in 7 s (attempt 2 of 6): 429 Too Many Requests (Retry-After: 7)", "retrying GET http://API/items?page=2 in 1 s (attempt 2 of 6): 503 Service Unavailable"},
 			replies: []reply{{429, map[string]string{"Retry-After": "7"}, ""}, page(1, 2), {503, nil, "busy"}, page(3)},
 			paths:   []string{"/items?page=1", "/items?page=1", "/items?page=2", "/items?page=2"},
 			waits:   []time.Duration{7 * time.Second, 1 * time.Second},
@@ -144,6 +148,7 @@ func TestResilienceRetries(t *testing.T) {
 		},
 		{
 			name:    "429 with Retry-After as an HTTP date",
+			retried: []string{"retrying GET http://API/items?page=1 in 30 s (attempt 2 of 6): 429 Too Many Requests (Retry-After: Sun, 01 Mar 2026 12:00:30 GMT)"},
 			replies: []reply{{429, map[string]string{"Retry-After": retryAt}, ""}, page(1)},
 			paths:   []string{"/items?page=1", "/items?page=1"},
 			waits:   []time.Duration{30 * time.Second},
@@ -151,6 +156,7 @@ func TestResilienceRetries(t *testing.T) {
 		},
 		{
 			name:    "503 until the retries run out: the first page is written, stderr names page 2",
+			retried: []string{"retrying GET http://API/items?page=2 in 1 s (attempt 2 of 6): 503 Service Unavailable", "retrying GET http://API/items?page=2 in 2 s (attempt 3 of 6): 503 Service Unavailable", "retrying GET http://API/items?page=2 in 4 s (attempt 4 of 6): 503 Service Unavailable", "retrying GET http://API/items?page=2 in 8 s (attempt 5 of 6): 503 Service Unavailable", "retrying GET http://API/items?page=2 in 16 s (attempt 6 of 6): 503 Service Unavailable"},
 			replies: []reply{page(1, 2), {503, nil, "<html><body>down for maintenance</body></html>"}},
 			paths:   []string{"/items?page=1", "/items?page=2", "/items?page=2", "/items?page=2", "/items?page=2", "/items?page=2", "/items?page=2"},
 			waits:   []time.Duration{1 * time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second},
@@ -161,6 +167,7 @@ func TestResilienceRetries(t *testing.T) {
 		},
 		{
 			name:    "an HTML 500 page with the definition's own retries and backoff",
+			retried: []string{"retrying GET http://API/items?page=1 in 6 s (attempt 2 of 3): 500 Internal Server Error", "retrying GET http://API/items?page=1 in 12 s (attempt 3 of 3): 500 Internal Server Error"},
 			handler: "max_retries: 2\nbackoff_strategies:\n  - type: ExponentialBackoffStrategy\n    factor: 3",
 			replies: []reply{{500, map[string]string{"Content-Type": "text/html"}, "<!DOCTYPE html>\n<h1>Internal error</h1>"}},
 			paths:   []string{"/items?page=1", "/items?page=1", "/items?page=1"},
@@ -193,7 +200,8 @@ func TestResilienceRetries(t *testing.T) {
 				"(body: {\"status\":\"error\",\"reason\":\"quota exhausted\"}) (0 records written before the failure)\n",
 		},
 		{
-			name: "RATE_LIMITED waits what the header says and is not counted by max_retries",
+			name:    "RATE_LIMITED waits what the header says and is not counted by max_retries",
+			retried: []string{"retrying GET http://API/items?page=1 in 11 s (attempt 2): 429 Too Many Requests", "retrying GET http://API/items?page=1 in 12 s (attempt 3): 429 Too Many Requests", "retrying GET http://API/items?page=1 in 13 s (attempt 4): 429 Too Many Requests"},
 			handler: `max_retries: 1
 response_filters:
   - type: HttpResponseFilter
@@ -228,9 +236,13 @@ backoff_strategies:
 			if got := waits(); fmt.Sprint(got) != fmt.Sprint(tt.waits) {
 				t.Errorf("waits %v, want %v", got, tt.waits)
 			}
-			if res.Code != tt.code || res.Stdout != tt.stdout || resScrub(res.Stderr, api) != tt.stderr {
+			stderr := tt.stderr
+			if len(tt.retried) > 0 {
+				stderr = strings.Join(tt.retried, "\n") + "\n" + stderr
+			}
+			if res.Code != tt.code || res.Stdout != tt.stdout || resScrub(res.Stderr, api) != stderr {
 				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit %d, stdout:\n%s\nstderr:\n%s",
-					res.Code, res.Stdout, resScrub(res.Stderr, api), tt.code, tt.stdout, tt.stderr)
+					res.Code, res.Stdout, resScrub(res.Stderr, api), tt.code, tt.stdout, stderr)
 			}
 		})
 	}
@@ -284,11 +296,13 @@ func TestResilienceStallAndTrickle(t *testing.T) {
 			if got := waits(); fmt.Sprint(got) != "[1s]" {
 				t.Errorf("waits %v", got)
 			}
-			stderr := resScrub(res.Stderr, api)
-			want := "error: stream items, page 2: GET http://API/items?page=2: no complete response within 80ms (set --timeout to wait longer)"
-			if res.Code != 1 || res.Stdout != "{\"id\":1}\n{\"id\":2}\n" || !strings.HasPrefix(stderr, want) ||
-				!strings.HasSuffix(stderr, "(gave up after 1 retries) (2 records written before the failure)\n") {
-				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant it to start with:\n%s", res.Code, res.Stdout, stderr, want)
+			stderr := regexp.MustCompile(`OK, \d+ bytes`).ReplaceAllString(resScrub(res.Stderr, api), "OK, * bytes")
+			want := map[string]string{
+				"stall":   "error: stream items, page 2: GET http://API/items?page=2: no answer within 80 ms (the server accepted the connection but did not answer; gave up after 1 retry) (2 records written before the failure)\n",
+				"trickle": "error: stream items, page 2: GET http://API/items?page=2: the body did not complete within 80 ms (200 OK, * bytes of the body received; --timeout waits longer; gave up after 1 retry) (2 records written before the failure)\n",
+			}[mode]
+			if res.Code != 1 || res.Stdout != "{\"id\":1}\n{\"id\":2}\n" || !strings.HasSuffix(stderr, want) {
+				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant it to end with:\n%s", res.Code, res.Stdout, stderr, want)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
+	"connector/pkg/diag"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/paginate"
@@ -76,6 +77,7 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 		},
 	}
 	opts.flags.addTestingValues(c)
+	opts.flags.addVerbosity(c)
 	addStreamFlags(c, &opts.flags)
 	addMaxRecords(c, &opts.flags)
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per event)")
@@ -107,7 +109,7 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 		return sessionError(opts.io, err)
 	}
 	ro.Checkpoint = func(cp run.Checkpoint) {
-		if cp.Failed {
+		if cp.Failed && cp.NoCursor() {
 			return
 		}
 		t.checkpoint(cp)
@@ -297,7 +299,7 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		return
 	}
 	if e.Paced > 0 {
-		t.printf("  %s\n", t.dim(fmt.Sprintf("waited %d ms for %s", e.Paced.Milliseconds(), e.Policy)))
+		t.printf("  %s\n", t.dim(fmt.Sprintf("waited %s for %s", diag.Duration(e.Paced), e.Policy)))
 	}
 	label := e.Kind
 	if e.Attempt > 1 {
@@ -325,7 +327,7 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		t.printf("    ← %s, %s\n", status, plural(e.Size, "byte"))
 	}
 	if e.Wait > 0 {
-		t.printf("    retry in %s\n", e.Wait)
+		t.printf("    retry in %s\n", diag.Duration(e.Wait))
 	}
 }
 

@@ -30,6 +30,9 @@ type Budget struct {
 	sleep         func(ctx context.Context, d time.Duration) error
 	mu            sync.Mutex
 	waits         map[string]*Total
+	// OnWait, when set, hears every wait before it starts: the request held back, how long
+	// and for which policy. Set it before the first request.
+	OnWait func(req *httpx.Request, d time.Duration, policy string)
 }
 
 // Total is what the budget held back the requests of one stream's read.
@@ -171,6 +174,9 @@ func (b *Budget) Acquire(ctx context.Context, req *httpx.Request) (httpx.Pace, e
 		p.mu.Unlock()
 		if wait <= 0 {
 			break
+		}
+		if b.OnWait != nil {
+			b.OnWait(req, wait, p.name)
 		}
 		if err := b.sleep(ctx, wait); err != nil {
 			return httpx.Pace{Wait: waited, Policy: p.name}, err

@@ -1,6 +1,7 @@
 // Package diag describes problems found in input files: each one carries the file, the line and
 // the column where it was written, a stable code for scripts, and an optional hint for people.
-// A List of them is also an error, so a loader can report every problem at once.
+// A List of them is also an error, so a loader can report every problem at once. Duration
+// words a duration for the messages a person reads (every package's messages use it).
 package diag
 
 import (

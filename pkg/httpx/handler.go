@@ -34,8 +34,14 @@ type Handler struct {
 	filters    []*filter
 	backoff    []*backoff
 	maxRetries int
+	// retriesSet says max_retries is written in the definition: the handler asks for its
+	// retries of every retryable failure, a connection that cannot be made included.
+	retriesSet bool
 	maxTime    time.Duration
 }
+
+// setsRetries reports a handler whose max_retries is written in the definition.
+func (h *Handler) setsRetries() bool { return h != nil && h.retriesSet }
 
 type filter struct {
 	def   *manifest.ResponseFilter
@@ -78,7 +84,7 @@ func NewHandler(def *manifest.ErrorHandler, config map[string]any) (*Handler, er
 			h.maxTime = max(h.maxTime, child.maxTime)
 		}
 		if len(h.children) > 0 {
-			h.maxRetries = h.children[0].maxRetries
+			h.maxRetries, h.retriesSet = h.children[0].maxRetries, h.children[0].retriesSet
 		}
 		return h, nil
 	}
@@ -93,7 +99,7 @@ func NewHandler(def *manifest.ErrorHandler, config map[string]any) (*Handler, er
 		if n < 0 || n != math.Trunc(n) {
 			return nil, fmt.Errorf("error_handler: `max_retries` of the %s must be a whole number ≥ 0, not %v", where, n)
 		}
-		h.maxRetries = int(n)
+		h.maxRetries, h.retriesSet = int(n), true
 	}
 	if def.MaxTime != nil {
 		n, err := number(def.MaxTime, v, where, "max_time")

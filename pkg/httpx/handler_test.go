@@ -163,7 +163,7 @@ response_filters:
 		err   string
 	}{
 		{"a 404 fails", step{404, nil, `{"message":"gone"}`}, 1, `404 Not Found from GET URL/x: {"message":"gone"}`},
-		{"a 500 is retried", step{500, nil, "down"}, 2, "500 Internal Server Error from GET URL/x: down (gave up after 1 retries)"},
+		{"a 500 is retried", step{500, nil, "down"}, 2, "500 Internal Server Error from GET URL/x: down (gave up after 1 retry)"},
 		{"a 200 succeeds", step{200, nil, "[]"}, 1, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,7 +237,7 @@ backoff_strategies:
   - type: ConstantBackoffStrategy
     backoff_time_in_seconds: 30`, nil, []step{{429, nil, "slow down"}},
 			[]time.Duration{30 * time.Second, 30 * time.Second, 30 * time.Second},
-			"429 Too Many Requests from GET URL: slow down (gave up: waiting 30s more would pass the error handler's max_time of 1m40s)"},
+			"429 Too Many Requests from GET URL: slow down (gave up: waiting 30 s more would pass the error handler's max_time of 1 min 40 s)"},
 		{"a composite takes the first RETRY, IGNORE or SUCCESS, and the first child's max_retries", `
 type: CompositeErrorHandler
 error_handlers:
@@ -257,7 +257,7 @@ error_handlers:
     backoff_strategies:
       - type: ConstantBackoffStrategy
         backoff_time_in_seconds: 7`, nil, []step{{400, nil, ""}}, []time.Duration{7 * time.Second},
-			"400 Bad Request from GET URL (gave up after 1 retries)"},
+			"400 Bad Request from GET URL (gave up after 1 retry)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,13 +13,17 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"connector/pkg/diag"
 	"connector/pkg/manifest"
 
 	"connector/pkg/redact"
@@ -151,14 +155,37 @@ type Client struct {
 	Pacer Pacer
 	// OnRetry, when set, is told of every attempt that will be tried again, before the wait.
 	OnRetry func(Retry)
+	// FailFast gives up early on a server that does not answer, unless the error handler
+	// sets max_retries: a connection that cannot be made (refused, a host that does not
+	// resolve, a TLS failure) is tried again at most twice within UnreachableBudget, and a
+	// timeout at most twice; and once a host could not be reached, every later request to it
+	// fails at once, unsent, naming that first failure (an Unreachable NetError with
+	// Earlier set). Off, connection failures and timeouts are retried as any other
+	// network error (max_retries, 5 by default), as the CDK does.
+	FailFast bool
+
+	downMu sync.Mutex
+	down   map[string]*NetError // scheme://host → the failure that found it unreachable
 }
+
+// Limits of FailFast.
+const (
+	// QuickRetries is how many times a connection that cannot be made, or a timeout, is
+	// tried again.
+	QuickRetries = 2
+	// UnreachableBudget bounds the time spent on a connection that cannot be made, its
+	// attempts and waits together.
+	UnreachableBudget = 10 * time.Second
+)
 
 // Retry is a failed attempt about to be tried again.
 type Retry struct {
 	Method, URL string // URL redacted
-	// Attempt is the number of the attempt that failed (1 for the first); Wait is the pause
-	// before the next.
+	// Attempt is the number of the attempt that failed (1 for the first); Of is how many
+	// attempts there may be in all (0 when no count bounds them: RATE_LIMITED); Wait is the
+	// pause before the next.
 	Attempt int
+	Of      int
 	Wait    time.Duration
 	// Cause is what failed: "500 Internal Server Error", or the network error (redacted).
 	Cause string
@@ -205,7 +232,17 @@ func (e *StatusError) IsAuth() bool { return e.Status == 401 || e.Status == 403 
 type NetError struct {
 	Method, URL string // URL redacted
 	Err         string // redacted
-	Timeout     bool
+	// Detail, when set, says more about Err, in the parentheses of the message with GaveUp.
+	Detail  string
+	Timeout bool
+	// Unreachable is set when no connection could be made: refused, a host that does not
+	// resolve, no connection within the timeout, a TLS handshake that failed. Host is the
+	// host (and port) named in the URL, and Cause the failure in a few words.
+	Unreachable bool
+	Host, Cause string
+	// Earlier is set on a request that was not sent because an earlier request of the run
+	// found its host unreachable (Client.FailFast).
+	Earlier bool
 	// Permanent is set for failures a retry cannot fix: an invalid URL, an unknown host, a
 	// TLS failure, too many redirects, a body over the limit, and an error of the transport
 	// that says so with a method Permanent() bool (a replay that has no answer).
@@ -222,10 +259,23 @@ func (e *NetError) Error() string {
 	if e.Answered != 0 {
 		msg = fmt.Sprintf("%s %s answered %d with %s", e.Method, e.URL, e.Answered, e.Err)
 	}
-	if e.GaveUp != "" {
+	switch {
+	case e.Detail != "" && e.GaveUp != "":
+		msg += " (" + e.Detail + "; " + e.GaveUp + ")"
+	case e.Detail != "":
+		msg += " (" + e.Detail + ")"
+	case e.GaveUp != "":
 		msg += " (" + e.GaveUp + ")"
 	}
 	return msg
+}
+
+// Retries words a number of retries: "1 retry", "5 retries".
+func Retries(n int) string {
+	if n == 1 {
+		return "1 retry"
+	}
+	return fmt.Sprintf("%d retries", n)
 }
 
 const bodyExcerpt = 200
@@ -277,6 +327,14 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		maxRetries, budget = h.maxRetries, h.maxTime
 	}
 	maxRetries = max(maxRetries, 0)
+	// FailFast: a server that does not answer is tried again at most QuickRetries times
+	// (the default waits: 1 s, 2 s), unless the definition's error handler asks for more.
+	quick := c.FailFast && !h.setsRetries()
+	if c.FailFast {
+		if ne := c.earlier(req); ne != nil {
+			return nil, ne
+		}
+	}
 	var spent time.Duration
 	retries, limited := 0, 0
 	for attempt := 1; ; attempt++ {
@@ -300,13 +358,17 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		spent += took
 		o := &outcome{resp: resp, err: err}
 		d := h.decide(o)
-		retrying, gaveUp := false, ""
+		retrying, gaveUp, of := false, "", 0
 		switch d.action {
 		case manifest.ActionRetry:
 			retries++
-			retrying = retries <= maxRetries
-			if !retrying && maxRetries > 0 {
-				gaveUp = fmt.Sprintf("gave up after %d retries", maxRetries)
+			limit := maxRetries
+			if quick && err != nil && (err.Unreachable || err.Timeout) {
+				limit = min(limit, QuickRetries)
+			}
+			retrying, of = retries <= limit, limit+1
+			if !retrying && limit > 0 {
+				gaveUp = "gave up after " + Retries(limit)
 			}
 		case manifest.ActionRateLimited:
 			limited++
@@ -317,13 +379,20 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		}
 		var wait time.Duration
 		if retrying {
-			w, werr := c.backoff(h, o, attempt, retries+limited)
+			bh := h
+			if quick && err != nil && (err.Unreachable || err.Timeout) {
+				bh = nil // the default waits, not the handler's (meant for rate limits)
+			}
+			w, werr := c.backoff(bh, o, attempt, retries+limited)
 			switch {
 			case werr != nil:
 				retrying, gaveUp = false, c.Redactor.String(werr.Error())
+			case quick && err != nil && err.Unreachable && spent+w > UnreachableBudget:
+				retrying = false
+				gaveUp = fmt.Sprintf("gave up after %s: another would pass %s", Retries(retries-1), diag.Duration(UnreachableBudget))
 			case spent+w > budget:
 				retrying = false
-				gaveUp = fmt.Sprintf("gave up: waiting %s more would pass the error handler's max_time of %s", w, budget)
+				gaveUp = fmt.Sprintf("gave up: waiting %s more would pass the error handler's max_time of %s", diag.Duration(w), diag.Duration(budget))
 			default:
 				wait = w
 			}
@@ -349,8 +418,11 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				cause = o.err.Err
 			} else if resp != nil {
 				cause = fmt.Sprintf("%d %s", resp.Status, http.StatusText(resp.Status))
+				if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
+					cause += " (Retry-After: " + ra + ")"
+				}
 			}
-			c.OnRetry(Retry{Method: req.Method, URL: c.Redactor.String(req.URL), Attempt: attempt, Wait: wait, Cause: cause,
+			c.OnRetry(Retry{Method: req.Method, URL: c.Redactor.String(req.URL), Attempt: attempt, Of: of, Wait: wait, Cause: cause,
 				Stream: req.Stream, RateLimited: d.action == manifest.ActionRateLimited || resp != nil && resp.Status == http.StatusTooManyRequests})
 		}
 		if retrying {
@@ -371,6 +443,9 @@ func (c *Client) result(req *Request, o *outcome, d decision, gaveUp string) (*R
 		ne.GaveUp = gaveUp
 		if d.message != "" {
 			ne.Err += ": " + c.Redactor.String(d.message)
+		}
+		if c.FailFast && ne.Unreachable {
+			c.remember(req, &ne)
 		}
 		return nil, &ne
 	}
@@ -393,6 +468,54 @@ func (c *Client) result(req *Request, o *outcome, d decision, gaveUp string) (*R
 		Method: req.Method, URL: c.Redactor.String(req.URL), Status: resp.Status,
 		Body: c.RedactedExcerpt(resp.Body), Message: c.Redactor.String(d.message),
 		FailureType: d.failureType, GaveUp: gaveUp,
+	}
+}
+
+// downKey is what FailFast remembers an unreachable host by: its scheme and host (a TLS
+// failure on https says nothing of http).
+func downKey(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// remember keeps the first failure that found a host unreachable.
+func (c *Client) remember(req *Request, ne *NetError) {
+	key := downKey(req.URL)
+	if key == "" {
+		return
+	}
+	c.downMu.Lock()
+	defer c.downMu.Unlock()
+	if c.down == nil {
+		c.down = map[string]*NetError{}
+	}
+	if _, ok := c.down[key]; !ok {
+		c.down[key] = ne
+	}
+}
+
+// earlier fails, unsent, a request to a host an earlier request found unreachable.
+func (c *Client) earlier(req *Request) *NetError {
+	c.downMu.Lock()
+	none := len(c.down) == 0
+	c.downMu.Unlock()
+	if none { // the usual case: no URL to parse
+		return nil
+	}
+	key := downKey(req.URL)
+	c.downMu.Lock()
+	first, ok := c.down[key]
+	c.downMu.Unlock()
+	if !ok || key == "" {
+		return nil
+	}
+	return &NetError{
+		Method: req.Method, URL: c.Redactor.String(req.URL), Unreachable: true, Earlier: true,
+		Permanent: first.Permanent, Timeout: first.Timeout, Host: first.Host, Cause: first.Cause,
+		Err: c.Redactor.String(fmt.Sprintf("not sent: %s could not be reached earlier in this run (%s)", first.Host, first.Cause)),
 	}
 }
 
@@ -452,6 +575,10 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	actx = context.WithValue(actx, infoKey{}, Info{Kind: req.Kind, Stream: req.Stream})
+	// Whether a connection was made tells a server that does not answer from one that
+	// cannot be reached, when the timeout ends the attempt.
+	var connected atomic.Bool
+	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }})
 	var body io.Reader
 	if req.Body != nil {
 		body = bytes.NewReader(req.Body)
@@ -470,7 +597,13 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 	hc.CheckRedirect = c.checkRedirect
 	res, err := hc.Do(hr)
 	if err != nil {
-		return nil, c.netError(req, actx, err, timeout)
+		ne := c.netError(req, actx, err, timeout)
+		if ne.Timeout && !connected.Load() {
+			ne.Unreachable, ne.Host, ne.Cause = true, hostOf(req.URL), "no connection within "+diag.Duration(timeout)
+			ne.Err = c.Redactor.String(fmt.Sprintf("no connection to %s within %s", ne.Host, diag.Duration(timeout)))
+			ne.Detail = ""
+		}
+		return nil, ne
 	}
 	defer res.Body.Close()
 	limit := c.BodyLimit()
@@ -486,10 +619,11 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 			ne.Err = c.Redactor.String(fmt.Sprintf("%d %s, but the body was cut short after %d bytes (%s)",
 				res.StatusCode, http.StatusText(res.StatusCode), src.n, cleanURLError(src.err)))
 		} else {
-			ne.Err += fmt.Sprintf(" (%d %s, %d bytes of the body received)", res.StatusCode, http.StatusText(res.StatusCode), src.n)
+			ne.Err = fmt.Sprintf("the body did not complete within %s", diag.Duration(timeout))
+			ne.Detail = fmt.Sprintf("%d %s, %d bytes of the body received; --timeout waits longer", res.StatusCode, http.StatusText(res.StatusCode), src.n)
 		}
-		if len(data) > 0 {
-			ne.Err += ": " + strconv.Quote(c.RedactedExcerpt(data))
+		if ex := c.RedactedExcerpt(data); ex != "" {
+			ne.Err += ": " + strconv.Quote(ex)
 		}
 		return nil, ne
 	case err != nil:
@@ -566,8 +700,11 @@ func (c *Client) carriesSecret(vs []string) bool {
 func (c *Client) netError(req *Request, actx context.Context, err error, timeout time.Duration) *NetError {
 	ne := &NetError{Method: req.Method, URL: c.Redactor.String(req.URL)}
 	if errors.Is(actx.Err(), context.DeadlineExceeded) {
+		// A connection, then no answer: the server took the request and sits on it. A longer
+		// --timeout rarely helps a server that says nothing; the retries may.
 		ne.Timeout = true
-		ne.Err = fmt.Sprintf("no complete response within %s (set --timeout to wait longer)", timeout)
+		ne.Err = fmt.Sprintf("no answer within %s", diag.Duration(timeout))
+		ne.Detail = "the server accepted the connection but did not answer"
 		return ne
 	}
 	var re *redirectError
@@ -577,22 +714,34 @@ func (c *Client) netError(req *Request, actx context.Context, err error, timeout
 	var authErr x509.UnknownAuthorityError
 	var recErr tls.RecordHeaderError
 	var fixed interface{ Permanent() bool }
+	var op *net.OpError
+	unreachable := func(cause string) {
+		ne.Unreachable, ne.Host, ne.Cause = true, hostOf(req.URL), cause
+	}
 	switch {
 	case errors.As(err, &re):
 		ne.Permanent, ne.Err = true, re.msg
 	case errors.As(err, &dns):
 		ne.Permanent = dns.IsNotFound
 		ne.Err = fmt.Sprintf("cannot resolve the host %s: %s", dns.Name, dns.Err)
+		unreachable(dns.Err)
 	case errors.As(err, &cert), errors.As(err, &hostErr), errors.As(err, &authErr):
 		ne.Permanent = true
 		ne.Err = "TLS failure: " + cleanURLError(err)
+		unreachable("TLS failure")
 	case errors.As(err, &recErr):
 		ne.Permanent = true
 		ne.Err = "TLS failure: the server did not answer with TLS (is the URL http:// rather than https://?)"
+		unreachable("TLS failure")
 	case errors.As(err, &fixed) && fixed.Permanent():
 		ne.Permanent, ne.Err = true, cleanURLError(err)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		ne.Err = fmt.Sprintf("connection refused by %s (is the server running?)", hostOf(req.URL))
+		unreachable("connection refused")
+	case errors.As(err, &op) && op.Op == "dial":
+		// unreachable network, no route, a dial timeout of the transport
+		ne.Err = fmt.Sprintf("cannot connect to %s: %s", hostOf(req.URL), op.Err)
+		unreachable(op.Err.Error())
 	default:
 		ne.Err = cleanURLError(err)
 	}

@@ -6,11 +6,13 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -150,7 +152,7 @@ func TestTruncatedBody(t *testing.T) {
 	defer srv.Close()
 	c := &Client{HTTP: srv.Client(), Sleep: noWait, MaxRetries: 1}
 	_, err := c.Do(context.Background(), &Request{Method: "GET", URL: srv.URL})
-	want := `GET URL: 200 OK, but the body was cut short after 18 bytes (unexpected EOF): "{\"data\":[{\"id\":1}," (gave up after 1 retries)`
+	want := `GET URL: 200 OK, but the body was cut short after 18 bytes (unexpected EOF): "{\"data\":[{\"id\":1}," (gave up after 1 retry)`
 	if err == nil || strings.ReplaceAll(err.Error(), srv.URL, "URL") != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
@@ -177,12 +179,18 @@ func TestStallAndTrickleEndInATimeout(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	c := &Client{HTTP: srv.Client(), Timeout: 60 * time.Millisecond, Sleep: noWait, MaxRetries: 1}
-	for _, path := range []string{"/stall", "/trickle"} {
-		_, err := c.Do(context.Background(), &Request{Method: "GET", URL: srv.URL + path})
+	for _, tt := range []struct{ path, want string }{
+		{"/stall", "GET URL/stall: no answer within 60 ms (the server accepted the connection but did not answer; gave up after 1 retry)"},
+		{"/trickle", "GET URL/trickle: the body did not complete within 60 ms (200 OK, * bytes of the body received; --timeout waits longer; gave up after 1 retry)"},
+	} {
+		_, err := c.Do(context.Background(), &Request{Method: "GET", URL: srv.URL + tt.path})
 		var ne *NetError
-		if !errors.As(err, &ne) || !ne.Timeout || !strings.Contains(err.Error(), "no complete response within 60ms (set --timeout to wait longer)") ||
-			!strings.HasSuffix(err.Error(), "(gave up after 1 retries)") {
-			t.Errorf("%s: %v", path, err)
+		got := ""
+		if err != nil {
+			got = regexp.MustCompile(`OK, \d+ bytes`).ReplaceAllString(strings.ReplaceAll(err.Error(), srv.URL, "URL"), "OK, * bytes")
+		}
+		if !errors.As(err, &ne) || !ne.Timeout || ne.Unreachable || got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.path, got, tt.want)
 		}
 	}
 }
@@ -220,5 +228,85 @@ func TestNetworkFailures(t *testing.T) {
 		if (waits > 0) != tt.retried {
 			t.Errorf("%s: %d retries", tt.url, waits)
 		}
+	}
+}
+
+// With FailFast, a connection refused is tried 3 times (waits 1 s, 2 s), and every later
+// request to the host fails at once, unsent, naming the first failure; another host is
+// still asked. An error handler that writes max_retries gets its retries.
+func TestFailFastUnreachableHost(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String()
+	host := l.Addr().String()
+	l.Close()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{}`)) }))
+	defer up.Close()
+	var waits []time.Duration
+	var retried []Retry
+	c := &Client{HTTP: &http.Client{}, FailFast: true, Timeout: 5 * time.Second,
+		Sleep:   func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil },
+		OnRetry: func(r Retry) { retried = append(retried, r) }}
+	scrub := func(err error) string { return strings.ReplaceAll(err.Error(), host, "HOST") }
+	_, err = c.Do(context.Background(), &Request{Method: "GET", URL: closed + "/a"})
+	want := "GET http://HOST/a: connection refused by HOST (is the server running?) (gave up after 2 retries)"
+	if err == nil || scrub(err) != want {
+		t.Fatalf("first request:\n got %v\nwant %s", err, want)
+	}
+	if fmt.Sprint(waits) != "[1s 2s]" || len(retried) != 2 || retried[1].Attempt != 2 || retried[1].Cause != "connection refused by "+host+" (is the server running?)" {
+		t.Errorf("waits %v, retries %+v", waits, retried)
+	}
+	waits = nil
+	_, err = c.Do(context.Background(), &Request{Method: "GET", URL: closed + "/b?page=2"})
+	var ne *NetError
+	want = "GET http://HOST/b?page=2: not sent: HOST could not be reached earlier in this run (connection refused)"
+	if !errors.As(err, &ne) || !ne.Earlier || !ne.Unreachable || scrub(err) != want || len(waits) != 0 {
+		t.Errorf("later request:\n got %v (waits %v)\nwant %s", err, waits, want)
+	}
+	if _, err := c.Do(context.Background(), &Request{Method: "GET", URL: up.URL}); err != nil {
+		t.Errorf("another host: %v", err)
+	}
+	// max_retries written in the definition: its retries, and the host is still remembered.
+	h := handlerFrom(t, "type: DefaultErrorHandler\nmax_retries: 3", nil)
+	c2 := &Client{HTTP: &http.Client{}, FailFast: true, Sleep: noWait}
+	_, err = c2.Do(context.Background(), &Request{Method: "GET", URL: closed + "/a", Handler: h})
+	if err == nil || scrub(err) != "GET http://HOST/a: connection refused by HOST (is the server running?) (gave up after 3 retries)" {
+		t.Errorf("max_retries 3: %v", err)
+	}
+	_, err = c2.Do(context.Background(), &Request{Method: "GET", URL: closed + "/b", Handler: h})
+	if err == nil || scrub(err) != "GET http://HOST/b: not sent: HOST could not be reached earlier in this run (connection refused)" {
+		t.Errorf("max_retries 3, a later request: %v", err)
+	}
+	// Without FailFast (the Airbyte protocol), the CDK's 5 retries, and nothing remembered.
+	c3 := &Client{HTTP: &http.Client{}, Sleep: noWait}
+	for range 2 {
+		_, err = c3.Do(context.Background(), &Request{Method: "GET", URL: closed + "/a"})
+		if err == nil || scrub(err) != "GET http://HOST/a: connection refused by HOST (is the server running?) (gave up after 5 retries)" {
+			t.Errorf("without FailFast: %v", err)
+		}
+	}
+}
+
+// With FailFast, a server that accepts the connection and never answers is tried 3 times;
+// its host is not remembered (another path may answer).
+func TestFailFastHungServer(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	calls := 0
+	c := &Client{HTTP: srv.Client(), FailFast: true, Timeout: 30 * time.Millisecond,
+		Sleep: func(context.Context, time.Duration) error { calls++; return nil }}
+	for range 2 {
+		_, err := c.Do(context.Background(), &Request{Method: "GET", URL: srv.URL + "/x"})
+		want := "GET URL/x: no answer within 30 ms (the server accepted the connection but did not answer; gave up after 2 retries)"
+		if err == nil || strings.ReplaceAll(err.Error(), srv.URL, "URL") != want {
+			t.Errorf("got %v\nwant %s", err, want)
+		}
+	}
+	if calls != 4 {
+		t.Errorf("%d waits, want 2 per request", calls)
 	}
 }

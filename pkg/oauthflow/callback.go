@@ -1,6 +1,7 @@
 package oauthflow
 
 import (
+	"connector/pkg/diag"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -55,7 +56,7 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("no authorization callback on %s within %s (open the consent URL in a browser, or raise --timeout)", e.RedirectURI, e.After)
+	return fmt.Sprintf("no authorization callback on %s within %s (open the consent URL in a browser, or raise --timeout)", e.RedirectURI, diag.Duration(e.After))
 }
 
 type outcome struct {

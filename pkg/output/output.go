@@ -18,6 +18,11 @@ const (
 	FormatAirbyte  = "airbyte"
 )
 
+// Protocol reports a format a platform reads as the Airbyte protocol: the read then keeps
+// the CDK's behaviour where the CLI's differs for people (the retries of a server that
+// cannot be reached).
+func Protocol(format string) bool { return format == FormatAirbyte }
+
 // Formats lists the record formats, for flag help and validation.
 var Formats = []string{FormatRecords, FormatEnvelope, FormatAirbyte}
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"connector/pkg/auth"
+	"connector/pkg/diag"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/paginate"
@@ -104,7 +105,7 @@ func (e *JobError) Error() string {
 	case e.Err != nil:
 		what = fmt.Sprintf("could not be created: %v", e.Err)
 	case e.Status == manifest.JobTimeout && e.APIStatus == "":
-		what = fmt.Sprintf("did not complete within polling_job_timeout (%s)", e.Timeout)
+		what = fmt.Sprintf("did not complete within polling_job_timeout (%s)", diag.Duration(e.Timeout))
 	default:
 		what = fmt.Sprintf("%s: the API reported the status `%s`", e.Status, e.APIStatus)
 	}

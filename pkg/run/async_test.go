@@ -288,7 +288,7 @@ func TestAsyncTimedOutJob(t *testing.T) {
 `
 	_, res, _, clock := asyncRead(t, api, extra, oneSlice)
 	checkResult(t, res, 1, 0, 0, "stream reports, slice {region: \"eu\"}: the async job polled at "+api.URL+
-		"/jobs/j1?region=eu did not complete within polling_job_timeout (1m0s) (attempt 3 of 3)")
+		"/jobs/j1?region=eu did not complete within polling_job_timeout (1 min) (attempt 3 of 3)")
 	var want []string
 	for range 3 {
 		want = append(want, `POST /jobs [Bearer tok] body {"region":"eu"}`)

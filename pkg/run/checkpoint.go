@@ -134,10 +134,10 @@ func (st *stream) finalCheckpoint(failed bool) {
 	if st.cursor != nil {
 		state = st.cursor.Finish()
 	}
-	// A failed stream without a cursor has its state too, as the CDK's FinalStateCursor
-	// emits it at the stream's end whatever happened; Failed tells a state file to keep it out.
-	st.o.Checkpoint(Checkpoint{Stream: st.s.Name, State: state, Message: true, Records: st.written, Final: true,
-		Failed: failed && st.cursor == nil})
+	// A failed stream's final state too: a stream without a cursor has the CDK's state of no
+	// cursor, as its FinalStateCursor emits it whatever happened (a message only: Failed and
+	// NoCursor keep it out of a state file).
+	st.o.Checkpoint(Checkpoint{Stream: st.s.Name, State: state, Message: true, Records: st.written, Final: true, Failed: failed})
 	st.written = 0
 }
 

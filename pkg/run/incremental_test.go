@@ -133,7 +133,7 @@ func TestIncrementalCheckpoints(t *testing.T) {
 		}
 		api := servePartitions(t, failing)
 		_, res, cps := readWith(t, api, partitionsDef(eventsStream), "events", nil)
-		checkLines(t, "checkpoints", cps, []string{`slice {"updated":"2024-01-01"} (1 records)`, `final {"updated":"2024-01-01"}`})
+		checkLines(t, "checkpoints", cps, []string{`slice {"updated":"2024-01-01"} (1 records)`, `final {"updated":"2024-01-01"} (failed)`})
 		if res.Err == nil || res.FailedSlices != 1 {
 			t.Errorf("result %+v, want the second slice failed", res)
 		}

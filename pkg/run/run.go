@@ -188,9 +188,16 @@ type Checkpoint struct {
 	// Slice is the slice just closed (nil for the stream's final checkpoint).
 	Slice *slice.Slice
 	Final bool
-	// Failed marks the final state of a failed stream without a cursor: a message of the
-	// protocol, as the CDK writes it, and nothing a state file keeps.
+	// Failed is set on the final checkpoint of a stream that failed: its state is what its
+	// slices read whole before the failure earned, if any did; a stream without a cursor
+	// earned none (NoCursor).
 	Failed bool
+}
+
+// NoCursor says the state is the CDK's state of a stream without a cursor.
+func (cp Checkpoint) NoCursor() bool {
+	_, ok := cp.State.Get("__ab_no_cursor_state_message")
+	return ok && cp.State.Len() == 1
 }
 
 // StreamError is a stream that failed, naming the stream, the slice and the page.

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -95,6 +96,9 @@ type Env struct {
 	// Note, when set, hears what a person should know once about the run (the token
 	// endpoint took only a form-encoded body).
 	Note func(text string)
+	// FailFast gives up early on a server that cannot be reached or does not answer
+	// (httpx.Client.FailFast): the CLI's choice; the Airbyte protocol keeps the CDK's retries.
+	FailFast bool
 }
 
 // Session is a run ready to read: the definition, the values, the client and the
@@ -186,15 +190,22 @@ func FirstError(dl diag.List) string {
 // Load loads a definition from its text (YAML or JSON); name names it in diagnostics. A
 // definition with errors is a DefinitionError. ctx ends a long load (Ctrl-C).
 func Load(ctx context.Context, name string, src []byte) (*manifest.Definition, error) {
+	def, _, err := LoadWarn(ctx, name, src)
+	return def, err
+}
+
+// LoadWarn is Load that also returns the definition's warnings, in file order, for the face
+// to show (validate lists them; the CLI's other commands sum them up).
+func LoadWarn(ctx context.Context, name string, src []byte) (*manifest.Definition, diag.List, error) {
 	def, diags, err := manifest.ParseContext(ctx, name, src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	diags.Sort()
 	if diags.HasErrors() {
-		diags.Sort()
-		return nil, &DefinitionError{Name: name, Diags: diags}
+		return nil, nil, &DefinitionError{Name: name, Diags: diags}
 	}
-	return def, nil
+	return def, diags, nil
 }
 
 // Open checks the values against the definition, registers every secret with the
@@ -258,6 +269,11 @@ func Open(in Inputs, env Env) (*Session, error) {
 	if rt == nil {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = max(env.IdleConns, 2)
+		if env.FailFast {
+			// A host that never completes the handshake (packets dropped) is unreachable
+			// after 10 s, not after the 30 s of Go's default dialer.
+			t.DialContext = (&net.Dialer{Timeout: httpx.UnreachableBudget, KeepAlive: 30 * time.Second}).DialContext
+		}
 		rt = t
 	}
 	s.Client = &httpx.Client{
@@ -268,6 +284,7 @@ func Open(in Inputs, env Env) (*Session, error) {
 		Redactor:  env.Redactor,
 		UserAgent: env.UserAgent,
 		MaxBody:   env.MaxBody,
+		FailFast:  env.FailFast,
 	}
 	if def.Budget != nil {
 		b, err := budget.New(def.Budget, vals.Map, env.Now, env.Sleep)
