@@ -71,7 +71,7 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 		return err
 	}
 	defer func() { err = p.finish(opts.io, err) }()
-	if len(p.defaults) > 0 {
+	if len(p.defaults) > 0 && !opts.flags.quiet {
 		fmt.Fprintf(opts.io.Err, "defaults applied: %s\n", values.FormatDefaults(p.defaults))
 	}
 	if err := p.Resolve(ctx, nil); err != nil {

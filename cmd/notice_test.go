@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"bytes"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,3 +66,21 @@ var errGone = errorString("gone")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// --quiet leaves stderr to errors: no "stopped early" line, no "state" line, no "defaults
+// applied" line, which a plain run writes.
+func TestQuietSaysNothingButErrors(t *testing.T) {
+	t.Parallel()
+	api := newRecorder(t, e2eAnswer(`[{"id":1},{"id":2}]`))
+	def := writeFile(t, "def.yaml", e2eOneStream("url_base: \"{{ config['base_url'] }}\"\npath: /items\n", e2eWholeBody))
+	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\n")
+	state := filepath.Join(t.TempDir(), "state.json")
+	loud := runCLI(t, "", "read", def, "--testing-values", vals, "--max-records", "1", "--state-out", state)
+	if loud.Code != 0 || !strings.Contains(loud.Stderr, "items: stopped early by --max-records 1 after 1 record") {
+		t.Fatalf("without --quiet: exit %d, stderr:\n%s", loud.Code, loud.Stderr)
+	}
+	quiet := runCLI(t, "", "read", def, "--testing-values", vals, "--max-records", "1", "--state-out", state, "--quiet")
+	if quiet.Code != 0 || quiet.Stderr != "" || quiet.Stdout != `{"id":1}`+"\n" {
+		t.Errorf("--quiet: exit %d, stdout %q, stderr:\n%s", quiet.Code, quiet.Stdout, quiet.Stderr)
+	}
+}

@@ -215,7 +215,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 			out.Flush()
 		}
 		states.Set(cp.Stream, cp.State)
-		if cp.Final {
+		if cp.Final && !opts.flags.quiet {
 			// Where the stream's state now stands, once its status is written.
 			if text, ok := states.Describe(cp.Stream); ok {
 				where := ""
@@ -309,7 +309,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 					stop()
 					return
 				}
-				if res.Limit.Set() {
+				if res.Limit.Set() && !opts.flags.quiet {
 					fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", res.Stream, res.Limit,
 						plural(res.Records, "record"), plural(res.Pages, "page"))
 				}
