@@ -347,24 +347,7 @@ func TestAirbyteReadRecordNulls(t *testing.T) {
 // A retried request is an INFO log before the wait, as the CDK logs it ("Caught retryable
 // error … Waiting … seconds then retrying..."), between the stream's STARTED and its records.
 func TestAirbyteReadLogsRetries(t *testing.T) {
-	env := testEnv(nil)
-	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
-	env.Sleep = func(context.Context, time.Duration) error { return nil }
-	var mu sync.Mutex
-	calls := 0
-	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		calls++
-		n := calls
-		mu.Unlock()
-		if n == 1 {
-			w.WriteHeader(http.StatusInternalServerError)
-			return
-		}
-		_, _ = w.Write([]byte(`{"data":[{"id":1}]}`))
-	})
-	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","start_date":"2024-01-01"}`)
-	res := runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", "testdata/airbyte/read.yaml", "--config", config, "--catalog", catalog(t, "books"))
+	res, api := airbyteReadAfter(t, http.StatusInternalServerError)
 	want := `{"type":"LOG","log":{"level":"INFO","message":"Caught retryable error '500 Internal Server Error' from GET ` + api.URL + `/books after 1 tries. Waiting 1 seconds then retrying..."}}`
 	lines := strings.Split(res.Stdout, "\n")
 	at := slices.Index(lines, want)
@@ -413,24 +396,7 @@ func TestAirbyteReadRateLimitedIsRunning(t *testing.T) {
 		status int
 		want   bool
 	}{{http.StatusTooManyRequests, true}, {http.StatusInternalServerError, false}} {
-		env := testEnv(nil)
-		env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
-		env.Sleep = func(context.Context, time.Duration) error { return nil }
-		var mu sync.Mutex
-		calls := 0
-		api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			calls++
-			n := calls
-			mu.Unlock()
-			if n == 1 {
-				w.WriteHeader(tt.status)
-				return
-			}
-			_, _ = w.Write([]byte(`{"data":[{"id":1}]}`))
-		})
-		config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","start_date":"2024-01-01"}`)
-		res := runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", "testdata/airbyte/read.yaml", "--config", config, "--catalog", catalog(t, "books"))
+		res, _ := airbyteReadAfter(t, tt.status)
 		limited := `{"type":"TRACE","trace":{"type":"STREAM_STATUS","emitted_at":1700000000000,"stream_status":{"stream_descriptor":{"name":"books"},"status":"RUNNING","reasons":[{"type":"RATE_LIMITED"}]}}}`
 		lines := strings.Split(res.Stdout, "\n")
 		at := slices.Index(lines, limited)
@@ -443,4 +409,28 @@ func TestAirbyteReadRateLimitedIsRunning(t *testing.T) {
 			t.Errorf("%d: a RATE_LIMITED status in\n%s", tt.status, res.Stdout)
 		}
 	}
+}
+
+// airbyteReadAfter runs airbyte read of the books stream against an API that answers status
+// first, then a page of one record; the retry does not wait.
+func airbyteReadAfter(t *testing.T, status int) (cliResult, *recorder) {
+	t.Helper()
+	env := testEnv(nil)
+	env.Now = func() time.Time { return time.UnixMilli(1700000000000) }
+	env.Sleep = func(context.Context, time.Duration) error { return nil }
+	var mu sync.Mutex
+	calls := 0
+	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		n := calls
+		mu.Unlock()
+		if n == 1 {
+			w.WriteHeader(status)
+			return
+		}
+		_, _ = w.Write([]byte(`{"data":[{"id":1}]}`))
+	})
+	config := writeFile(t, "config.json", `{"base_url":"`+api.URL+`","start_date":"2024-01-01"}`)
+	return runCLIEnv(t, env, "", "airbyte", "read", "--manifest-path", "testdata/airbyte/read.yaml", "--config", config, "--catalog", catalog(t, "books")), api
 }

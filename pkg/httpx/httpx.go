@@ -252,6 +252,9 @@ type NetError struct {
 	Answered int
 	// GaveUp says why the retries stopped, when there were some.
 	GaveUp string
+	// Scheme says the URL, or a redirect, named a scheme other than http and https (the
+	// CDK's InvalidSchema: the config's error, not a transient one).
+	Scheme bool
 }
 
 func (e *NetError) Error() string {
@@ -568,7 +571,9 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 	case u.Scheme == "":
 		return nil, fail(true, "invalid URL: it has no scheme; it must start with http:// or https://")
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fail(true, "unsupported URL scheme %q: only http and https are supported", u.Scheme)
+		ne := fail(true, "unsupported URL scheme %q: only http and https are supported", u.Scheme)
+		ne.Scheme = true
+		return nil, ne
 	case u.Host == "":
 		return nil, fail(true, "invalid URL: it has no host")
 	}
@@ -638,7 +643,10 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 }
 
 // redirectError stops a redirect chain; it is never retried.
-type redirectError struct{ msg string }
+type redirectError struct {
+	msg    string
+	scheme bool // to a scheme other than http and https
+}
 
 func (e *redirectError) Error() string { return e.msg }
 
@@ -647,7 +655,7 @@ func (e *redirectError) Error() string { return e.msg }
 // request.
 func (c *Client) checkRedirect(next *http.Request, via []*http.Request) error {
 	if s := next.URL.Scheme; s != "http" && s != "https" {
-		return &redirectError{fmt.Sprintf("redirect to %s refused: only http and https URLs are followed", c.Redactor.String(next.URL.String()))}
+		return &redirectError{msg: fmt.Sprintf("redirect to %s refused: only http and https URLs are followed", c.Redactor.String(next.URL.String())), scheme: true}
 	}
 	for _, prev := range via {
 		if prev.URL.String() == next.URL.String() {
@@ -656,11 +664,11 @@ func (c *Client) checkRedirect(next *http.Request, via []*http.Request) error {
 				chain = append(chain, c.Redactor.String(r.URL.String()))
 			}
 			chain = append(chain, c.Redactor.String(next.URL.String()))
-			return &redirectError{"redirect loop: " + strings.Join(chain, " → ")}
+			return &redirectError{msg: "redirect loop: " + strings.Join(chain, " → ")}
 		}
 	}
 	if len(via) >= maxRedirects {
-		return &redirectError{fmt.Sprintf("stopped after %d redirects (last to %s)", maxRedirects, c.Redactor.String(next.URL.String()))}
+		return &redirectError{msg: fmt.Sprintf("stopped after %d redirects (last to %s)", maxRedirects, c.Redactor.String(next.URL.String()))}
 	}
 	if next.URL.Host != via[0].URL.Host {
 		for name, vs := range next.Header {
@@ -720,7 +728,7 @@ func (c *Client) netError(req *Request, actx context.Context, err error, timeout
 	}
 	switch {
 	case errors.As(err, &re):
-		ne.Permanent, ne.Err = true, re.msg
+		ne.Permanent, ne.Err, ne.Scheme = true, re.msg, re.scheme
 	case errors.As(err, &dns):
 		ne.Permanent = dns.IsNotFound
 		ne.Err = fmt.Sprintf("cannot resolve the host %s: %s", dns.Name, dns.Err)

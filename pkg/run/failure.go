@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"connector/pkg/auth"
 	"connector/pkg/httpx"
@@ -48,7 +47,7 @@ func FailureType(err error) string {
 		switch {
 		case ne.Answered != 0:
 			return SystemError
-		case strings.HasPrefix(ne.Err, "unsupported URL scheme"), strings.Contains(ne.Err, "refused: only http and https"):
+		case ne.Scheme:
 			return ConfigError
 		}
 		return TransientError

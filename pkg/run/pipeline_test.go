@@ -238,8 +238,8 @@ func TestFailureType(t *testing.T) {
 		// As the CDK maps requests' exceptions: ConnectionError (a host that does not
 		// resolve) transient, InvalidSchema the config's; a body over --max-body is ours.
 		{&httpx.NetError{Permanent: true, Err: "cannot resolve the host api.example.invalid: no such host"}, TransientError},
-		{&httpx.NetError{Permanent: true, Err: `unsupported URL scheme "ftp": only http and https are supported`}, ConfigError},
-		{&httpx.NetError{Permanent: true, Err: "redirect to file:///etc/passwd refused: only http and https URLs are followed"}, ConfigError},
+		{&httpx.NetError{Permanent: true, Scheme: true, Err: `unsupported URL scheme "ftp": only http and https are supported`}, ConfigError},
+		{&httpx.NetError{Permanent: true, Scheme: true, Err: "redirect to file:///etc/passwd refused: only http and https URLs are followed"}, ConfigError},
 		{&httpx.NetError{Permanent: true, Answered: 200, Err: "a body larger than 1 MiB"}, SystemError},
 		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), TransientError},
 		{errors.New("other"), SystemError},
