@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -11,6 +12,7 @@ import (
 
 	"connector/pkg/airbyte"
 	"connector/pkg/manifest"
+	"connector/pkg/protocol"
 	"connector/pkg/session"
 )
 
@@ -74,7 +76,7 @@ static streams are listed and nothing is requested.`,
 	return c
 }
 
-// configuredStream is one stream of a ConfiguredAirbyteCatalog, as the platform writes it.
+// configuredEntry is one stream of a ConfiguredAirbyteCatalog, as the platform writes it.
 type configuredEntry struct {
 	Stream              airbyte.Stream `json:"stream"`
 	SyncMode            string         `json:"sync_mode"`
@@ -94,15 +96,18 @@ func catalogRun(ctx context.Context, opts *catalogOptions) error {
 	}
 	streams, config := def.Streams, defaultsOnly(def)
 	if opts.config != "" {
-		ao := &airbyteOptions{io: opts.io, env: opts.env, config: opts.config, manifestPath: opts.def}
-		_, _, cfg, err := ao.inputs()
-		if err != nil {
+		p, err := protocol.OpenConfig(def, opts.def, opts.config, protocol.Env{
+			Transport: opts.env.Transport, Now: opts.env.clock(), Sleep: opts.env.Sleep,
+			Redactor: opts.io.redactor, UserAgent: "connector/" + version,
+		})
+		var ie *protocol.InputError
+		if errors.As(err, &ie) {
 			return usagef("%v", err)
 		}
-		p, err := ao.open(def, opts.def, cfg)
 		if err != nil {
 			return sessionError(opts.io, err)
 		}
+		defer p.Close()
 		if err := p.Resolve(ctx, nil); err != nil {
 			return sessionError(opts.io, err)
 		}
@@ -117,7 +122,7 @@ func catalogRun(ctx context.Context, opts *catalogOptions) error {
 	}
 	entries := make([]configuredEntry, 0, len(streams))
 	for _, s := range streams {
-		field, allow := cursorOf(s, config)
+		field, allow := protocol.CursorOf(s, config)
 		st := airbyte.StreamOf(s, field, allow)
 		e := configuredEntry{Stream: st, SyncMode: "full_refresh", DestinationSyncMode: "overwrite", PrimaryKey: st.SourceDefinedPrimaryKey}
 		if opts.incremental && slices.Contains(st.SupportedSyncModes, "incremental") {

@@ -9,8 +9,6 @@ import (
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
-	"connector/pkg/manifest"
-	"connector/pkg/run"
 	"connector/pkg/values"
 )
 
@@ -77,28 +75,29 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 	if err := p.Resolve(ctx, nil); err != nil {
 		return sessionError(opts.io, err)
 	}
-	streams := checkTargets(p.Def)
-	if cd := p.Def.CheckDynamic; cd != nil {
-		if streams, err = checkDynamic(opts.io, cd, streams); streams == nil {
-			return err
-		}
+	plan := p.CheckPlan()
+	switch {
+	case plan.NoStreams:
+		fmt.Fprintln(opts.io.Out, "FAILED  no streams to connect to: the dynamic streams resolved to none")
+		return &silentError{code: exitFailure}
+	case plan.Skipped > 0:
+		fmt.Fprintf(opts.io.Err, "check: use_check_availability is false: %s resolved, none requested\n", plural(plan.Skipped, "stream"))
+		return nil
 	}
-	ro := p.Options()
-	ro.MaxSlices, ro.MaxPages = 1, 1 // the first page of the first slice
 	green := opts.io.paint(false, color.FgGreen, color.Bold)
 	red := opts.io.paint(false, color.FgRed, color.Bold)
 	enc := json.NewEncoder(opts.io.Out)
 	enc.SetEscapeHTML(false)
 	failed := 0
-	for _, s := range streams {
-		res := run.Stream(ctx, ro, s)
+	for _, s := range plan.Streams {
+		res := p.CheckStream(ctx, s)
 		if errors.Is(res.Err, context.Canceled) {
 			return res.Err
 		}
-		line := checkLine{Stream: s.Name, OK: res.Err == nil, Records: res.FirstPageRecords}
+		line := checkLine{Stream: s.Name, OK: res.Err == nil, Records: res.Records}
 		if res.Err != nil {
 			failed++
-			line.Error = opts.io.redactor.String(failureReason(res.Err, s))
+			line.Error = opts.io.redactor.String(res.Reason)
 		}
 		if opts.format == "json" {
 			if err := enc.Encode(line); err != nil {
@@ -116,28 +115,4 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 		return &silentError{code: exitFailure}
 	}
 	return nil
-}
-
-// failureReason drops the "stream X, page 1:" prefix: check prints the stream itself.
-func failureReason(err error, s *manifest.Stream) string {
-	var se *run.StreamError
-	if errors.As(err, &se) {
-		return se.Err.Error()
-	}
-	return err.Error()
-}
-
-// checkTargets are the streams the definition's check names: check.stream_names, or every
-// stream (for a CheckDynamicStream, every stream, of which the first stream_count count).
-func checkTargets(def *manifest.Definition) []*manifest.Stream {
-	if def.CheckDynamic != nil || len(def.CheckStreams) == 0 {
-		return def.Streams
-	}
-	var streams []*manifest.Stream
-	for _, n := range def.CheckStreams {
-		if s := def.Stream(n); s != nil {
-			streams = append(streams, s)
-		}
-	}
-	return streams
 }

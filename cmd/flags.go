@@ -5,6 +5,7 @@ package cmd
 // source named at the end differs.
 
 import (
+	"connector/pkg/session"
 	"errors"
 	"fmt"
 	"math"
@@ -18,7 +19,7 @@ import (
 // Caps of connector itself: beyond them a read would only flood the API and the machine.
 const (
 	maxPrefetch    = 64
-	maxConcurrency = 64
+	maxConcurrency = session.MaxConcurrency
 )
 
 // badValue is why a flag refused a value. rule completes "--NAME …"; quote says whether the
