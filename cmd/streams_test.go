@@ -100,13 +100,13 @@ func TestStreamsFormatRefused(t *testing.T) {
 func TestStreamsTableFitsTheWidth(t *testing.T) {
 	rows := [][]string{
 		{"STREAM", "KIND", "PAGINATION", "PARTITIONS"},
-		{"events", "static", "CursorPagination from response.next, page size 100", "-"},
+		{"events", "static", "CursorPagination, cursor from response.next, page size 100", "-"},
 		{"a_very_long_stream_name", "dynamic", "OffsetIncrement limit 50", "ListPartitionRouter of 3 values into region"},
 	}
 	shrinks := []bool{false, false, true, true}
 	got := strings.Join(fitTable(rows, 80, shrinks), "\n")
 	want := "STREAM                   KIND     PAGINATION              PARTITIONS\n" +
-		"events                   static   CursorPagination from…  -\n" +
+		"events                   static   CursorPagination, cur…  -\n" +
 		"a_very_long_stream_name  dynamic  OffsetIncrement limit…  ListPartitionRouter o…"
 	if got != want {
 		t.Errorf("width 80:\n%s\nwant:\n%s", got, want)

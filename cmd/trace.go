@@ -18,7 +18,6 @@ import (
 
 	"connector/pkg/diag"
 	"connector/pkg/httpx"
-	"connector/pkg/manifest"
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/redact"
@@ -454,10 +453,8 @@ func pageDecision(ev run.PageEvent) (decision, reason string) {
 // paginationReason words a paginator's decision: "offset=200 (100 records ≥ limit 100)",
 // "37 records < limit 100", "no value at response.next", "stop_condition true".
 func paginationReason(d paginate.Decision) string {
-	token, sizeWord := "offset", "limit"
-	if d.Strategy == manifest.PageIncrement {
-		token, sizeWord = "page", "page size"
-	}
+	token, size := paginate.Words(d.Strategy)
+	sizeWord := strings.ReplaceAll(size, "_", " ") // said in words: "page size"
 	switch d.Why {
 	case paginate.NotPaginated:
 		return "no pagination"

@@ -83,57 +83,12 @@ func (e *RepeatedTokenError) Error() string {
 	return fmt.Sprintf("pagination token %q repeated: the API returned the same next-page token twice in a row; stopping instead of looping", e.Token)
 }
 
-// Strategy decides, page after page, which token asks for the next page. It keeps no state
-// between calls, so the read loop deciding on pages and a goroutine sending the requests it
-// can predict (see Predictor) never share anything that changes.
-type Strategy interface {
-	// Initial is the token of the first request of a slice.
-	Initial() any
-	// Next decides after a page that was requested with token.
-	Next(token any, pg Page) (Decision, error)
-	// Predictor says how the next token follows from the number of records of a page, for
-	// strategies where it does; nil otherwise.
-	Predictor() *Predictor
-}
-
-// Predictor tells the next token from a page's record count alone. It is a plain value,
-// safe to use from any goroutine.
-type Predictor struct {
-	// Size is the page size: a page with fewer records is the last. With Size 0, a page with
-	// records continues and an empty one is the last.
-	Size int64
-	// Offset: the next token is token + count (OffsetIncrement); otherwise token + 1
-	// (PageIncrement).
-	Offset bool
-}
-
-// After returns the token of the page after one requested with token that held count
-// records, and false when that page was the last.
-func (p Predictor) After(token any, count int) (next any, more bool) {
-	if p.Size > 0 && int64(count) < p.Size || p.Size == 0 && count == 0 {
-		return nil, false
-	}
-	n, _ := template.ToInt(token)
-	if p.Offset {
-		return n + int64(count), true
-	}
-	return n + 1, true
-}
-
-// Speculate returns the token of the page after one requested with token assuming that
-// page is full: what a read sends ahead of time (--prefetch). It needs a page size.
-func (p Predictor) Speculate(token any) (any, bool) {
-	if p.Size <= 0 {
-		return nil, false
-	}
-	return p.After(token, int(p.Size))
-}
-
 // Paginator is one stream's pagination: its strategy, and where the token and the page size
 // go in a request. It does not change once made and is safe for concurrent use.
 type Paginator struct {
 	m        *manifest.Paginator
 	strategy Strategy       // nil: NoPagination
+	kind     kind           // the strategy's kind
 	vars     map[string]any // config and parameters
 	pageSize int64          // 0: none set
 	tokenOpt *request.Option
@@ -152,9 +107,6 @@ func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
 		params = map[string]any{}
 	}
 	p.vars = map[string]any{"config": config, "parameters": params}
-	if s := m.Strategy; s != nil && s.Type == manifest.CursorPagination && s.CursorValue == nil {
-		return nil, fmt.Errorf("CursorPagination needs a cursor_value")
-	}
 	if s := m.Strategy; s != nil && s.PageSize != nil {
 		v, err := s.PageSize.Eval(p.vars)
 		if err != nil {
@@ -179,15 +131,13 @@ func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
 		return nil, fmt.Errorf("page_size_option: %w", err)
 	}
 	if s := m.Strategy; s != nil {
-		switch s.Type {
-		case manifest.OffsetIncrement:
-			p.strategy = increment{typ: s.Type, initial: int64(0), p: Predictor{Size: p.pageSize, Offset: true}}
-		case manifest.PageIncrement:
-			p.strategy = increment{typ: s.Type, initial: int64(s.StartFromPage), p: Predictor{Size: p.pageSize}}
-		case manifest.CursorPagination:
-			p.strategy = cursor{s: s, vars: p.vars, size: p.pageSize}
-		default:
+		k, ok := kinds[s.Type]
+		if !ok {
 			return nil, fmt.Errorf("unknown pagination strategy %q", s.Type)
+		}
+		p.kind = k
+		if p.strategy, err = k.make(s, p.vars, p.pageSize); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
@@ -260,7 +210,7 @@ func (p *Paginator) injectToken(b *request.Builder, token any, first bool, prevU
 	if p.tokenOpt == nil || token == nil {
 		return nil
 	}
-	if first && (!p.m.Strategy.InjectOnFirstRequest || p.m.Strategy.Type == manifest.CursorPagination) {
+	if first && (!p.m.Strategy.InjectOnFirstRequest || !p.kind.firstToken) {
 		return nil
 	}
 	if p.tokenOpt.Place == manifest.InjectPath {
@@ -290,128 +240,6 @@ func resolve(prev, next string) (string, error) {
 	return pu.ResolveReference(nu).String(), nil
 }
 
-// increment is OffsetIncrement and PageIncrement: the next token follows from the count.
-type increment struct {
-	typ     string
-	initial any
-	p       Predictor
-}
-
-func (s increment) Initial() any          { return s.initial }
-func (s increment) Predictor() *Predictor { p := s.p; return &p }
-
-func (s increment) Next(token any, pg Page) (Decision, error) {
-	d := Decision{Strategy: s.typ, Count: pg.Count, Size: s.p.Size}
-	next, more := s.p.After(token, pg.Count)
-	switch {
-	case more && s.p.Size > 0:
-		d.Token, d.Why = next, FullPage
-	case more:
-		d.Token, d.Why = next, NonEmptyPage
-	case s.p.Size > 0:
-		d.Stop, d.Why = true, ShortPage
-	default:
-		d.Stop, d.Why = true, EmptyPage
-	}
-	return d, nil
-}
-
-// cursor is CursorPagination: the next token is what cursor_value reads from the page.
-type cursor struct {
-	s    *manifest.Strategy
-	vars map[string]any // config and parameters
-	size int64
-}
-
-func (s cursor) Initial() any          { return nil }
-func (s cursor) Predictor() *Predictor { return nil }
-
-func (s cursor) Next(token any, pg Page) (Decision, error) {
-	d := Decision{Strategy: manifest.CursorPagination, Count: pg.Count, Size: s.size, Source: describe(s.s.CursorValue)}
-	vars := s.cursorVars(token, pg)
-	if s.s.StopCondition != nil {
-		v, err := s.s.StopCondition.Eval(vars)
-		if err != nil {
-			return Decision{}, fmt.Errorf("stop_condition: %w", err)
-		}
-		if template.Truthy(v) {
-			d.Stop, d.Why = true, StopCondition
-			return d, nil
-		}
-	}
-	v, err := s.s.CursorValue.Eval(vars)
-	if err != nil {
-		return Decision{}, fmt.Errorf("cursor_value: %w", err)
-	}
-	if empty(v) {
-		d.Stop, d.Why = true, NoCursor
-		return d, nil
-	}
-	d.Token, d.Why = v, CursorFound
-	return d, nil
-}
-
-func (s cursor) cursorVars(token any, pg Page) map[string]any {
-	var last any = template.Undefined
-	lastRecords := pg.LastRecords
-	if lastRecords == nil {
-		lastRecords = []any{}
-	}
-	if n := len(lastRecords); n > 0 {
-		last = lastRecords[n-1]
-	}
-	headers := any(pg.Headers)
-	if pg.Headers == nil {
-		headers = map[string]any{}
-	}
-	vars := map[string]any{
-		"stream_slice":     map[string]any{},
-		"stream_partition": map[string]any{},
-		"stream_interval":  map[string]any{},
-		"stream_state":     map[string]any{},
-	}
-	for k, v := range pg.Vars {
-		vars[k] = v
-	}
-	for k, v := range s.vars {
-		vars[k] = v
-	}
-	vars["response"] = Response(pg.Body)
-	vars["headers"] = headers
-	vars["last_records"] = lastRecords
-	vars["last_record"] = last
-	vars["last_page_size"] = int64(pg.Count)
-	vars["next_page_token"] = NextPageToken(false, token)
-	return vars
-}
-
-// empty reports whether a cursor value means "no next page": none, undefined, "", or an
-// empty list or mapping.
-func empty(v any) bool {
-	if template.IsEmpty(v) {
-		return true
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		return len(x) == 0
-	case []any:
-		return len(x) == 0
-	case template.Mapping:
-		return len(x.Keys()) == 0
-	}
-	return false
-}
-
-// describe names a cursor template for a stop reason: `response.meta.next` rather than the
-// whole `{{ … }}` source.
-func describe(t *template.Template) string {
-	s := t.Source()
-	if len(s) > 4 && s[:2] == "{{" && s[len(s)-2:] == "}}" {
-		return strings.TrimSpace(s[2 : len(s)-2])
-	}
-	return s
-}
-
 // Describe summarises the pagination of a stream for traces, saying where each value goes:
 //
 //	OffsetIncrement limit 100; offset → query parameter "offset"; limit → query parameter "limit"
@@ -419,46 +247,46 @@ func (p *Paginator) Describe() string {
 	if !p.Enabled() {
 		return "NoPagination"
 	}
-	s := p.m.Strategy
-	var tokenWord, sizeWord string
-	switch s.Type {
-	case manifest.OffsetIncrement:
-		tokenWord, sizeWord = "offset", "limit"
-	case manifest.PageIncrement:
-		tokenWord, sizeWord = "page", "page_size"
-	default:
-		tokenWord, sizeWord = "cursor", "page_size"
-	}
+	s, k := p.m.Strategy, p.kind
 	head := s.Type
 	if p.pageSize > 0 {
-		head += fmt.Sprintf(" %s %d", sizeWord, p.pageSize)
+		head += fmt.Sprintf(" %s %d", k.size, p.pageSize)
 	}
-	switch s.Type {
-	case manifest.PageIncrement:
-		head += fmt.Sprintf(", first page %d", s.StartFromPage)
-	case manifest.CursorPagination:
-		head += ", cursor from " + describe(s.CursorValue)
-		if s.StopCondition != nil {
-			head += ", stop when " + describe(s.StopCondition)
-		}
+	for _, t := range k.traits(s) {
+		head += ", " + t
 	}
-	if !s.InjectOnFirstRequest && s.Type != manifest.CursorPagination {
-		head += fmt.Sprintf(", no %s on the first request", tokenWord)
+	if !s.InjectOnFirstRequest && k.firstToken {
+		head += fmt.Sprintf(", no %s on the first request", k.token)
 	}
 	parts := []string{head}
 	if p.tokenOpt == nil {
-		parts = append(parts, tokenWord+" → only through next_page_token in the requester's templates")
+		parts = append(parts, k.token+" → only through next_page_token in the requester's templates")
 	} else {
-		parts = append(parts, tokenWord+" → "+p.tokenOpt.String())
+		parts = append(parts, k.token+" → "+p.tokenOpt.String())
 	}
 	if p.pageSize > 0 {
 		if p.sizeOpt == nil {
-			parts = append(parts, sizeWord+" not sent (no page_size_option)")
+			parts = append(parts, k.size+" not sent (no page_size_option)")
 		} else {
-			parts = append(parts, sizeWord+" → "+p.sizeOpt.String())
+			parts = append(parts, k.size+" → "+p.sizeOpt.String())
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Summary says a paginator in a few words, for a list of streams, pageSize as the page size
+// reads (a rendered template, "" when none is set): `OffsetIncrement, page size 100`,
+// `CursorPagination, cursor from response.next, stop when not response.more`.
+func Summary(m *manifest.Paginator, pageSize string) string {
+	s := m.Strategy
+	parts := []string{s.Type}
+	if pageSize != "" {
+		parts = append(parts, "page size "+pageSize)
+	}
+	if k, ok := kinds[s.Type]; ok {
+		parts = append(parts, k.traits(s)...)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // PageSize returns the page size and whether one is set.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"connector/pkg/manifest"
+	"connector/pkg/paginate"
 	"connector/pkg/template"
 )
 
@@ -98,24 +99,10 @@ func (r renderer) pagination(s *manifest.Stream) *Part {
 	return &Part{Type: s.Paginator.Strategy.Type, Text: r.paginator(s.Paginator)}
 }
 
-// paginator says `OffsetIncrement, page size 100` or `CursorPagination from
-// response.next, stop when response.done`.
+// paginator says `OffsetIncrement, page size 100`: the strategy's own summary, its page
+// size rendered with the testing values.
 func (r renderer) paginator(p *manifest.Paginator) string {
-	st := p.Strategy
-	parts := []string{st.Type}
-	if st.Type == manifest.CursorPagination {
-		parts[0] += " from " + expression(st.CursorValue)
-		if st.StopCondition != nil {
-			parts = append(parts, "stop when "+expression(st.StopCondition))
-		}
-	}
-	if st.PageSize != nil {
-		parts = append(parts, "page size "+r.text(st.PageSize, p.Parameters))
-	}
-	if st.Type == manifest.PageIncrement {
-		parts = append(parts, fmt.Sprintf("first page %d", st.StartFromPage))
-	}
-	return strings.Join(parts, ", ")
+	return paginate.Summary(p, r.text(p.Strategy.PageSize, p.Parameters))
 }
 
 // router says what divides a stream into partitions.
@@ -180,16 +167,4 @@ func (r renderer) incremental(s *manifest.Stream) *Part {
 		}
 	}
 	return &Part{Type: inc.Type, Field: field, Text: text}
-}
-
-// expression is a template's expression without its braces: `response.next`.
-func expression(t *template.Template) string {
-	if t == nil {
-		return ""
-	}
-	s := strings.TrimSpace(t.Source())
-	if strings.HasPrefix(s, "{{") && strings.HasSuffix(s, "}}") && strings.Count(s, "{{") == 1 {
-		return strings.TrimSpace(s[2 : len(s)-2])
-	}
-	return s
 }

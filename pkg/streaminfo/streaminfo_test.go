@@ -101,13 +101,13 @@ func TestLine(t *testing.T) {
 	}{
 		{"without testing values", nil, []string{
 			"parents | OffsetIncrement, page size {{ config['page_size'] }} | - | IncrementingCountCursor on seq | id",
-			"kids | CursorPagination from response.next, stop when not response.more | SubstreamPartitionRouter: parents.id → pid | DatetimeBasedCursor on updated, step P1M, a cursor per partition | id, date",
+			"kids | CursorPagination, cursor from response.next, stop when not response.more | SubstreamPartitionRouter: parents.id → pid | DatetimeBasedCursor on updated, step P1M, a cursor per partition | id, date",
 			"grouped | PageIncrement, page size 50, first page 1 | GroupingPartitionRouter: 10 at a time of ListPartitionRouter: region, 3 values | DatetimeBasedCursor on updated, one cursor for every partition | meta.id",
 			"crossed | NoPagination | CartesianProductStreamSlicer: ListPartitionRouter: region from {{ config['regions'] }} × UnionPartitionRouter: ListPartitionRouter: k, 1 value ∪ ListPartitionRouter: k, 2 values | - | -",
 		}},
 		{"with testing values", map[string]any{"page_size": int64(200), "regions": []any{"eu", "us"}}, []string{
 			"parents | OffsetIncrement, page size 200 | - | IncrementingCountCursor on seq | id",
-			"kids | CursorPagination from response.next, stop when not response.more | SubstreamPartitionRouter: parents.id → pid | DatetimeBasedCursor on updated, step P1M, a cursor per partition | id, date",
+			"kids | CursorPagination, cursor from response.next, stop when not response.more | SubstreamPartitionRouter: parents.id → pid | DatetimeBasedCursor on updated, step P1M, a cursor per partition | id, date",
 			"grouped | PageIncrement, page size 50, first page 1 | GroupingPartitionRouter: 10 at a time of ListPartitionRouter: region, 3 values | DatetimeBasedCursor on updated, one cursor for every partition | meta.id",
 			"crossed | NoPagination | CartesianProductStreamSlicer: ListPartitionRouter: region, 2 values × UnionPartitionRouter: ListPartitionRouter: k, 1 value ∪ ListPartitionRouter: k, 2 values | - | -",
 		}},
@@ -131,7 +131,7 @@ func TestJSON(t *testing.T) {
 	}
 	for i, want := range map[int]string{
 		0: `{"name":"parents","dynamic":true,"pagination":{"type":"OffsetIncrement","text":"OffsetIncrement, page size 10"},"partitioning":null,"incremental":{"type":"IncrementingCountCursor","cursor_field":"seq","text":"IncrementingCountCursor on seq"},"primary_key":[["id"]]}`,
-		1: `{"name":"kids","dynamic":true,"pagination":{"type":"CursorPagination","text":"CursorPagination from response.next, stop when not response.more"},"partitioning":{"type":"SubstreamPartitionRouter","text":"SubstreamPartitionRouter: parents.id → pid"},"incremental":{"type":"DatetimeBasedCursor","cursor_field":"updated","text":"DatetimeBasedCursor on updated, step P1M, a cursor per partition"},"primary_key":[["id"],["date"]]}`,
+		1: `{"name":"kids","dynamic":true,"pagination":{"type":"CursorPagination","text":"CursorPagination, cursor from response.next, stop when not response.more"},"partitioning":{"type":"SubstreamPartitionRouter","text":"SubstreamPartitionRouter: parents.id → pid"},"incremental":{"type":"DatetimeBasedCursor","cursor_field":"updated","text":"DatetimeBasedCursor on updated, step P1M, a cursor per partition"},"primary_key":[["id"],["date"]]}`,
 		3: `{"name":"crossed","dynamic":true,"pagination":{"type":"NoPagination","text":"NoPagination"},"partitioning":{"type":"CartesianProductStreamSlicer","text":"CartesianProductStreamSlicer: ListPartitionRouter: region, 0 values × UnionPartitionRouter: ListPartitionRouter: k, 1 value ∪ ListPartitionRouter: k, 2 values"},"incremental":null,"primary_key":[]}`,
 	} {
 		b, err := json.Marshal(Of(d.Streams[i], map[string]any{"page_size": int64(10), "regions": []any{}}, true))
