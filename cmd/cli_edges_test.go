@@ -464,7 +464,7 @@ func TestSettingsFileErrors(t *testing.T) {
 		{name: "a misspelt flag name", args: read, settings: "max-record: 5\n", code: 2,
 			stderr: "error: SETTINGS: unknown setting \"max-record\" (did you mean \"max-records\"?)\n"},
 		{name: "an unknown key", args: read, settings: "colour: red\n", code: 2,
-			stderr: "error: SETTINGS: unknown setting \"colour\": a setting is a flag name, or a section named after a command (airbyte, check, demo-api, init-values, oauth, paginate-trace, read, state, streams, test, validate)\n"},
+			stderr: "error: SETTINGS: unknown setting \"colour\": a setting is a flag name, or a section named after a command (airbyte, check, demo-api, init-values, oauth, paginate-trace, read, serve, state, streams, test, validate)\n"},
 		{name: "a misspelt section", args: read, settings: "raed:\n  format: envelope\n", code: 2,
 			stderr: "error: SETTINGS: unknown setting \"raed\" (did you mean \"read\"?)\n"},
 		{name: "a misspelt flag in a section", args: read, settings: "read:\n  formt: envelope\n", code: 2,

@@ -123,12 +123,7 @@ func Run(ctx context.Context, req Request, env Env, out io.Writer) error {
 	case "read":
 		return c.read(ctx, s)
 	}
-	streams := make([]airbyte.Stream, 0, len(s.Def.Streams))
-	for _, st := range s.Def.Streams {
-		field, allow := CursorOf(st, s.Values.Map)
-		streams = append(streams, airbyte.StreamOf(st, field, allow))
-	}
-	return c.w.Catalog(streams)
+	return c.w.Catalog(Catalog(s))
 }
 
 // failAs ends the command as the CDK's entry point ends on an error: a FATAL log, a TRACE
@@ -146,38 +141,65 @@ func (c *command) failAs(failureType, msg, internal string) error {
 
 func (c *command) fail(msg, internal string) error { return c.failAs("config_error", msg, internal) }
 
-// check is check's CONNECTION_STATUS: the first page of each stream the check component
-// names, stopping at the first that fails, as the CDK's CheckStream does. As in the CDK,
-// the reason of a FAILED status is Python's repr() of the checker's message, after a WARN
-// and an ERROR log.
+// check is check's CONNECTION_STATUS, after the LOG messages of CheckConnection.
 func (c *command) check(ctx context.Context, s *session.Session) error {
-	failed := func(reason string) error {
-		reason = c.env.Redactor.String(reason)
-		if err := c.w.Log("WARN", reason); err != nil {
+	st, err := CheckConnection(ctx, s)
+	if err != nil {
+		return err
+	}
+	for _, l := range st.Logs {
+		if err := c.w.Log(l.Level, l.Message); err != nil {
 			return err
 		}
-		if err := c.w.Log("ERROR", "Check failed"); err != nil {
-			return err
-		}
-		return c.w.ConnectionStatus(false, template.PyRepr(reason))
+	}
+	return c.w.ConnectionStatus(st.Succeeded, st.Message)
+}
+
+// Status is what a check says: whether it succeeded, the reason of a failure as the CDK
+// words it (Python's repr() of the checker's message), and the LOG messages the CDK writes
+// before it. Every text is redacted.
+type Status struct {
+	Succeeded bool
+	Message   string
+	Logs      []Log
+}
+
+// Log is one LOG message of a check.
+type Log struct{ Level, Message string }
+
+// CheckConnection checks the session as the CDK's CheckStream does: the first page of each
+// stream the check component names, stopping at the first that fails. The error is only an
+// interrupt.
+func CheckConnection(ctx context.Context, s *session.Session) (Status, error) {
+	red := s.Redactor()
+	failed := func(reason string) Status {
+		reason = red.String(reason)
+		return Status{Message: template.PyRepr(reason), Logs: []Log{{"WARN", reason}, {"ERROR", "Check failed"}}}
 	}
 	plan := s.CheckPlan()
 	if plan.NoStreams {
-		return failed("No streams to connect to from source")
+		return failed("No streams to connect to from source"), nil
 	}
 	for _, st := range plan.Streams {
 		res := s.CheckStream(ctx, st)
 		if errors.Is(res.Err, context.Canceled) {
-			return res.Err
+			return Status{}, res.Err
 		}
 		if res.Err != nil {
-			return failed(fmt.Sprintf("Stream %s is not available: %s", st.Name, res.Reason))
+			return failed(fmt.Sprintf("Stream %s is not available: %s", st.Name, res.Reason)), nil
 		}
 	}
-	if err := c.w.Log("INFO", "Check succeeded"); err != nil {
-		return err
+	return Status{Succeeded: true, Logs: []Log{{"INFO", "Check succeeded"}}}, nil
+}
+
+// Catalog is the catalog discover gives for the session's streams.
+func Catalog(s *session.Session) []airbyte.Stream {
+	streams := make([]airbyte.Stream, 0, len(s.Def.Streams))
+	for _, st := range s.Def.Streams {
+		field, allow := CursorOf(st, s.Values.Map)
+		streams = append(streams, airbyte.StreamOf(st, field, allow))
 	}
-	return c.w.ConnectionStatus(true, "")
+	return streams
 }
 
 // read reads the catalog's streams as `connector read --format airbyte` does: every message
@@ -383,6 +405,14 @@ func (c *command) inputs() (defName string, src []byte, config []byte, err error
 		}
 	}
 	return defName, src, config, nil
+}
+
+// Open opens a session as the protocol commands do, from a definition already loaded and a
+// config's JSON without the injected definition (nil: no config); configName names the
+// config in messages.
+func Open(def *manifest.Definition, defName, configName string, config []byte, env Env) (*session.Session, error) {
+	c := &command{req: Request{Config: configName}, env: env}
+	return c.open(def, defName, config)
 }
 
 // open opens the session of a protocol command: the config as the testing values, as

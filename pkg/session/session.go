@@ -334,6 +334,9 @@ func Open(in Inputs, env Env) (*Session, error) {
 	return s, nil
 }
 
+// Redactor is the redactor that masks every secret of the run.
+func (s *Session) Redactor() *redact.Redactor { return s.env.Redactor }
+
 // Now is the run's clock.
 func (s *Session) Now() time.Time { return s.env.Now() }
 

@@ -42,6 +42,10 @@ type StateFiles struct {
 	// Recorded is the state a recording began with, taken when In is "" (a replay).
 	Recorded     []byte
 	RecordedFrom string
+	// Given is a state handed over in memory (a request to connector serve), named GivenName
+	// in messages; taken when In is "" and nothing was recorded.
+	Given     []byte
+	GivenName string
 }
 
 // OpenState reads the state of a read. A state that cannot be read is an InvalidError; an
@@ -67,6 +71,12 @@ func OpenState(f StateFiles) (*State, error) {
 		file, err := state.Parse(f.RecordedFrom, f.Recorded)
 		if err != nil {
 			return nil, invalidf("the state recorded in %v", err)
+		}
+		s.file = file
+	case len(f.Given) > 0:
+		file, err := state.Parse(f.GivenName, f.Given)
+		if err != nil {
+			return nil, invalidf("%v", err)
 		}
 		s.file = file
 	}

@@ -1,0 +1,315 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"connector/pkg/demoapi"
+	"connector/pkg/session"
+)
+
+// The API of the CDK's manifest server, answered by this engine against the demo API.
+
+// manifestJSON is a definition of definitions/ as the JSON the Builder sends.
+func manifestJSON(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile("../../definitions/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// setup starts the demo API and a server; it returns the server's URL and the demo API's.
+func setup(t *testing.T, cfg Config) (string, string, *bytes.Buffer) {
+	t.Helper()
+	api := httptest.NewServer(demoapi.New(demoapi.Options{}))
+	t.Cleanup(api.Close)
+	var log bytes.Buffer
+	var mu sync.Mutex
+	cfg.AccessLog = writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.Write(b)
+	})
+	srv := httptest.NewServer(New(cfg))
+	t.Cleanup(srv.Close)
+	return srv.URL, api.URL, &log
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// post sends body (JSON) and returns the status and the answer.
+func post(t *testing.T, url, path string, body any, header ...string) (int, string, http.Header) {
+	t.Helper()
+	var b []byte
+	switch x := body.(type) {
+	case string:
+		b = []byte(x)
+	default:
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	req, _ := http.NewRequest("POST", url+path, bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(out), resp.Header
+}
+
+func config(api string, token string) map[string]any {
+	return map[string]any{"base_url": api, "bearer_token": token}
+}
+
+func TestHealthAndCapabilities(t *testing.T) {
+	url, _, _ := setup(t, Config{})
+	for path, want := range map[string]string{"/health/": `{"status":"ok"}`, "/capabilities/": `{"custom_code_execution":false}`} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(b) != want {
+			t.Errorf("%s: %d %s, want %s", path, resp.StatusCode, b, want)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	url, api, log := setup(t, Config{})
+	m := manifestJSON(t, "bearer-auth.yaml")
+	status, body, _ := post(t, url, "/v1/manifest/check", map[string]any{"manifest": m, "config": config(api, "demo-bearer-token")})
+	if status != 200 || body != `{"success":true,"message":null}` {
+		t.Errorf("check: %d %s", status, body)
+	}
+	// A wrong token: FAILED with the CDK's words, the token itself masked wherever it would show.
+	status, body, _ = post(t, url, "/v1/manifest/check", map[string]any{"manifest": m, "config": config(api, "wrong-token-secret")})
+	want := `{"success":false,"message":"'Stream books is not available: authentication failed: 401 Unauthorized from GET ` + api + `/v1/bearer/books?offset=0\u0026limit=100: {\"error\":\"unauthorized\",\"message\":\"invalid bearer token\"}'"}`
+	if status != 200 || body != want {
+		t.Errorf("check with a wrong token: %d\n%s\nwant\n%s", status, body, want)
+	}
+	// A config that does not match the spec: FAILED, as the CDK's entry point answers.
+	status, body, _ = post(t, url, "/v1/manifest/check", map[string]any{"manifest": m, "config": map[string]any{"base_url": api}})
+	if status != 200 || !strings.HasPrefix(body, `{"success":false,"message":"Config validation error: `) {
+		t.Errorf("check without the token: %d %s", status, body)
+	}
+	if strings.Contains(log.String(), "wrong-token-secret") || strings.Count(log.String(), "\n") != 3 {
+		t.Errorf("access log:\n%s", log.String())
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	url, api, _ := setup(t, Config{})
+	status, body, _ := post(t, url, "/v1/manifest/discover", map[string]any{"manifest": manifestJSON(t, "bearer-auth.yaml"), "config": config(api, "demo-bearer-token")})
+	want := `{"catalog":{"streams":[{"name":"books","json_schema":{},"supported_sync_modes":["full_refresh"],"source_defined_primary_key":[["id"]],"is_resumable":false,"is_file_based":false}]}}`
+	if status != 200 || body != want {
+		t.Errorf("discover: %d\n%s\nwant\n%s", status, body, want)
+	}
+}
+
+func TestMalformedRequests(t *testing.T) {
+	url, api, _ := setup(t, Config{MaxBody: 1 << 16})
+	m := manifestJSON(t, "bearer-auth.yaml")
+	cases := []struct {
+		name, path string
+		body       any
+		status     int
+		want       string
+	}{
+		{"not JSON", "/v1/manifest/check", `{"manifest": `, 422, `{"detail":[{"type":"json_invalid","loc":["body",13],"msg":"JSON decode error","input":{},"ctx":{"error":"unexpected EOF"}}]}`},
+		{"not an object", "/v1/manifest/check", `[1]`, 422, `{"detail":[{"type":"model_attributes_type","loc":["body"],"msg":"Input should be a valid dictionary or object to extract fields from","input":[1]}]}`},
+		{"missing config", "/v1/manifest/discover", map[string]any{"manifest": map[string]any{"a": 1}}, 422, `{"detail":[{"type":"missing","loc":["body","config"],"msg":"Field required","input":{"manifest":{"a":1}}}]}`},
+		{"manifest not an object", "/v1/manifest/check", map[string]any{"manifest": "x", "config": map[string]any{}}, 422, `{"detail":[{"type":"model_attributes_type","loc":["body","manifest"],"msg":"Input should be a valid dictionary or object to extract fields from","input":"x"}]}`},
+		{"record_limit too high", "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": "books", "record_limit": 5001}, 422, `{"detail":[{"type":"less_than_equal","loc":["body","record_limit"],"msg":"Input should be less than or equal to 5000","input":5001,"ctx":{"le":5000}}]}`},
+		{"page_limit zero", "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": "books", "page_limit": 0}, 422, `{"detail":[{"type":"greater_than_equal","loc":["body","page_limit"],"msg":"Input should be greater than or equal to 1","input":0,"ctx":{"ge":1}}]}`},
+		{"stream_name a number", "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": 5}, 422, `{"detail":[{"type":"string_type","loc":["body","stream_name"],"msg":"Input should be a valid string","input":5}]}`},
+		{"too large", "/v1/manifest/check", `{"manifest":{"x":"` + strings.Repeat("a", 1<<16) + `"}}`, 413, `{"detail":"the request body is larger than 65536 bytes (a limit of connector serve)"}`},
+		{"custom code", "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": "books", "custom_components_code": "import os"}, 400, `{"detail":"Error reading stream: ` + customCodeNotPermitted + `"}`},
+		{"invalid manifest", "/v1/manifest/discover", map[string]any{"manifest": map[string]any{"type": "DeclarativeSource", "streams": "nope"}, "config": map[string]any{}}, 400, ``},
+	}
+	for _, c := range cases {
+		status, body, _ := post(t, url, c.path, c.body)
+		if status != c.status || c.want != "" && body != c.want {
+			t.Errorf("%s: %d %s\nwant %d %s", c.name, status, body, c.status, c.want)
+		}
+		if c.want == "" && !strings.HasPrefix(body, `{"detail":"Error discovering streams: `) {
+			t.Errorf("%s: %s", c.name, body)
+		}
+	}
+}
+
+// token makes an HS256 JWT with claims, signed with secret.
+func token(secret, claims string) string {
+	enc := base64.RawURLEncoding
+	head := enc.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`)) + "." + enc.EncodeToString([]byte(claims))
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(head))
+	return head + "." + enc.EncodeToString(mac.Sum(nil))
+}
+
+func TestJWT(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	url, api, _ := setup(t, Config{JWTSecret: "jwt-secret", Now: func() time.Time { return now }})
+	body := map[string]any{"manifest": manifestJSON(t, "bearer-auth.yaml"), "config": config(api, "demo-bearer-token")}
+	cases := []struct {
+		name, auth string
+		status     int
+		want       string
+	}{
+		{"no token", "", 401, `{"detail":"Bearer token required"}`},
+		{"not bearer", "Basic abc", 401, `{"detail":"Bearer token required"}`},
+		{"another secret", "Bearer " + token("other", `{"sub":"x"}`), 401, `{"detail":"Invalid token"}`},
+		{"expired", "Bearer " + token("jwt-secret", `{"exp":1799999999}`), 401, `{"detail":"Invalid token"}`},
+		{"not yet valid", "Bearer " + token("jwt-secret", `{"nbf":1800000100}`), 401, `{"detail":"Invalid token"}`},
+		{"garbage", "Bearer a.b.c", 401, `{"detail":"Invalid token"}`},
+		{"valid", "Bearer " + token("jwt-secret", `{"exp":1800000100,"iat":1799999000}`), 200, `{"success":true,"message":null}`},
+	}
+	for _, c := range cases {
+		var h []string
+		if c.auth != "" {
+			h = []string{"Authorization", c.auth}
+		}
+		status, got, header := post(t, url, "/v1/manifest/check", body, h...)
+		if status != c.status || got != c.want {
+			t.Errorf("%s: %d %s, want %d %s", c.name, status, got, c.status, c.want)
+		}
+		if status == 401 && header.Get("WWW-Authenticate") != "Bearer" {
+			t.Errorf("%s: WWW-Authenticate %q", c.name, header.Get("WWW-Authenticate"))
+		}
+	}
+	// Health needs no token.
+	if resp, err := http.Get(url + "/health/"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("health: %v %v", resp, err)
+	}
+}
+
+// A slow API: the request's time limit holds.
+func TestTimeLimit(t *testing.T) {
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	url, _, _ := setup(t, Config{Timeout: 300 * time.Millisecond})
+	start := time.Now()
+	status, body, _ := post(t, url, "/v1/manifest/check", map[string]any{"manifest": manifestJSON(t, "bearer-auth.yaml"), "config": config(slow.URL, "demo-bearer-token")})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the request took %s", took)
+	}
+	if status == 200 && strings.Contains(body, `"success":true`) {
+		t.Errorf("%d %s", status, body)
+	}
+}
+
+// Many requests at once share nothing: each answer is its own config's.
+func TestConcurrentRequests(t *testing.T) {
+	url, api, _ := setup(t, Config{})
+	m := manifestJSON(t, "bearer-auth.yaml")
+	var wg sync.WaitGroup
+	errs := make(chan string, 100)
+	for i := 0; i < 100; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			tok, want := "demo-bearer-token", `{"success":true,"message":null}`
+			if i%2 == 1 {
+				tok = fmt.Sprintf("wrong-secret-%d", i)
+				want = `"success":false`
+			}
+			status, body, _ := post(t, url, "/v1/manifest/check", map[string]any{"manifest": m, "config": config(api, tok)})
+			if status != 200 || !strings.Contains(body, want) || strings.Contains(body, "wrong-secret") {
+				errs <- fmt.Sprintf("request %d: %d %s", i, status, body)
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+// A test read is handed to the TestReader with the limits asked (the defaults when absent).
+func TestTestReadLimits(t *testing.T) {
+	var got []TestReadRequest
+	var mu sync.Mutex
+	url, api, log := setup(t, Config{TestRead: func(ctx context.Context, s *session.Session, req TestReadRequest) (any, error) {
+		mu.Lock()
+		got = append(got, req)
+		mu.Unlock()
+		return map[string]any{"streams": len(s.Streams)}, nil
+	}})
+	m := manifestJSON(t, "bearer-auth.yaml")
+	status, body, _ := post(t, url, "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": "books"})
+	if status != 200 || body != `{"streams":1}` {
+		t.Errorf("%d %s", status, body)
+	}
+	post(t, url, "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": "books", "record_limit": 7, "page_limit": 2, "slice_limit": 20})
+	want := []TestReadRequest{{"books", 100, 5, 5}, {"books", 7, 2, 20}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	if !strings.Contains(log.String(), `"path":"/v1/manifest/test_read","status":200,`) || !strings.Contains(log.String(), `"stream":"books"`) {
+		t.Errorf("access log:\n%s", log.String())
+	}
+}
+
+// An API that echoes the credential in its error: the answer and the log mask it.
+func TestSecretNeverAnswered(t *testing.T) {
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprintf(w, `{"error":"token %s refused"}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	}))
+	defer echo.Close()
+	url, _, log := setup(t, Config{})
+	m := manifestJSON(t, "bearer-auth.yaml")
+	for _, path := range []string{"/v1/manifest/check", "/v1/manifest/discover"} {
+		status, body, _ := post(t, url, path, map[string]any{"manifest": m, "config": config(echo.URL, "very-secret-token-42")})
+		if strings.Contains(body, "very-secret-token-42") || status >= 500 {
+			t.Errorf("%s: %d %s", path, status, body)
+		}
+		if path == "/v1/manifest/check" && !strings.Contains(body, `token ****`) {
+			t.Errorf("check: the echoed token is not masked: %s", body)
+		}
+	}
+	if strings.Contains(log.String(), "very-secret-token-42") {
+		t.Error("the access log has the secret")
+	}
+}
