@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,8 +130,9 @@ func canBeDatetime(v any) bool {
 // it: no fraction and no exponent.
 func isIntegerText(s string) bool { return !strings.ContainsAny(s, ".eE") }
 
-// matchesFormat reports whether the CDK's DatetimeParser parses v with format; an integer is
-// parsed as its decimal text, as str() writes it.
+// matchesFormat reports whether the CDK's DatetimeParser parses v with format. "%s" and
+// "%ms" take what Python's int() reads (an integer as it is), the other formats strptime the
+// text (an integer's as str() writes it).
 func matchesFormat(v any, format string) bool {
 	var text string
 	switch x := v.(type) {
@@ -145,15 +147,36 @@ func matchesFormat(v any, format string) bool {
 	default:
 		return false
 	}
+	if format == "%s" || format == "%ms" {
+		// template.ParseTime reads the number too, but also past white space that int()
+		// refuses (U+001C to U+001F), so it is given the number int() reads.
+		n, isInt := pyInt(text)
+		if !isInt {
+			return false
+		}
+		text = strconv.FormatInt(n, 10)
+	}
+	if strings.HasSuffix(format, "%z") {
+		if m := offsetFraction.FindStringSubmatchIndex(text); m != nil {
+			text = text[:m[2]]
+		}
+	}
 	_, err := template.ParseTime(text, format)
 	return err == nil
 }
 
-// pyInt reads s as Python's int(s) does: surrounding whitespace, a sign, decimal digits of
+// offsetFraction is a UTC offset with seconds and a fraction of a second at the end of a
+// value. Python takes such an offset for %z; template.ParseTime refuses it, as a Go time
+// zone holds whole seconds. Whether the value parses is all that counts here, and it parses
+// exactly when it does without the fraction: the offset is the value's end, and the
+// fraction changes neither its form nor whether it is within a day.
+var offsetFraction = regexp.MustCompile(`[+-]\p{Nd}{2}:?[0-5]\p{Nd}:?[0-5]\p{Nd}(\.\p{Nd}{1,6})$`)
+
+// pyInt reads s as Python's int(s) does: surrounding white space, a sign, decimal digits of
 // any script with single underscores between them. isInt is false where int() raises; a
 // value too large for an int64 is given as a value outside every timestamp range.
 func pyInt(s string) (n int64, isInt bool) {
-	t := strings.TrimFunc(s, isPySpace)
+	t := strings.TrimFunc(s, isIntSpace)
 	neg := false
 	if t != "" && (t[0] == '+' || t[0] == '-') {
 		neg = t[0] == '-'
@@ -182,9 +205,11 @@ func pyInt(s string) (n int64, isInt bool) {
 	return n, true
 }
 
-// isPySpace is Python's str.isspace(): the Unicode white space and the separators U+001C
-// to U+001F.
-func isPySpace(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f }
+// isIntSpace is the white space int() strips: the ASCII white space of C (not the
+// separators U+001C to U+001F that str.isspace() also counts) and Unicode's.
+func isIntSpace(r rune) bool {
+	return r == ' ' || r >= '\t' && r <= '\r' || r >= 0x80 && unicode.IsSpace(r)
+}
 
 // digitValue is the value of a Unicode decimal digit: every script's digits are a run of
 // ten from its zero.
