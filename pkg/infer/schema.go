@@ -62,7 +62,8 @@ func (s *SchemaInferrer) Streams() []string { return slices.Clone(s.order) }
 
 // Schema returns the schema inferred for stream, nil when it has no record. Its keys are in
 // the order of the CDK's dict, so record.Marshal writes what json.dumps of that dict writes
-// (compact, and with ensure_ascii=False).
+// with separators=(",", ":") and ensure_ascii=False, but for U+2028 and U+2029 in a field
+// name, which Go's encoder escapes.
 //
 // problems are the key paths that could not be marked required, in the CDK's words (its
 // SchemaValidationException.validation_errors: the test read logs each as an ERROR and still
