@@ -3,6 +3,7 @@ package infer
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -326,5 +327,76 @@ func TestAccumulateRefusesWhatIsNotARecord(t *testing.T) {
 	want := `{"$schema":"http://json-schema.org/schema#","type":"object","properties":{"a":{"type":["number","null"]},"b":{"type":["number","null"]},"c":{"type":["number","null"]}}}`
 	if got := marshal(t, schema); got != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// Past the size where fields are found through an index, they keep the order first seen.
+func TestManyProperties(t *testing.T) {
+	var first, second []string
+	for i := range 40 {
+		first = append(first, fmt.Sprintf(`"k%d":%d`, i, i))
+		second = append(second, fmt.Sprintf(`"k%d":"x"`, 39-i))
+	}
+	second = append(second, `"new":null`, `"k3":null`)
+	inf := NewSchemaInferrer(nil, nil)
+	for _, r := range []string{"{" + strings.Join(first, ",") + "}", "{" + strings.Join(second, ",") + "}"} {
+		if err := inf.Accumulate("s", decode(t, r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	schema, _, _ := inf.Schema("s")
+	p, _ := schema.Get("properties")
+	props := p.(*record.Object)
+	var want []string
+	for i := range 40 {
+		want = append(want, fmt.Sprintf("k%d", i))
+	}
+	if !slices.Equal(props.Keys(), want) {
+		t.Errorf("keys %q", props.Keys())
+	}
+	if got := marshal(t, mustGet(props, "k3")); got != `{"type":["number","null"]}` {
+		t.Errorf("k3 (its last value in the second record is null): %s", got)
+	}
+}
+
+func mustGet(o *record.Object, k string) any {
+	v, _ := o.Get(k)
+	return v
+}
+
+// A record read lazily (record.Shallow, as a transformation reads it) gives the schema its
+// decoded form gives.
+func TestShallowRecords(t *testing.T) {
+	texts := []string{`{"a": {"b": [1, {"c": null}]}, "d": "2022-02-03", "a": null}`, `{"d": "2022-02-04", "e": [[]]}`}
+	shallow, decoded := NewSchemaInferrer(nil, nil), NewSchemaInferrer(nil, nil)
+	var df1, df2 DatetimeFormats
+	for _, text := range texts {
+		o, ok := record.Shallow([]byte(text))
+		if !ok {
+			t.Fatal("not an object")
+		}
+		if err := shallow.Accumulate("s", o); err != nil {
+			t.Fatal(err)
+		}
+		if err := df1.Accumulate(o); err != nil {
+			t.Fatal(err)
+		}
+		v := decode(t, text)
+		if err := decoded.Accumulate("s", v); err != nil {
+			t.Fatal(err)
+		}
+		if err := df2.Accumulate(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s1, _, _ := shallow.Schema("s")
+	s2, _, _ := decoded.Schema("s")
+	// "a" is written twice in the first record: only its last value, null, counts.
+	want := `{"$schema":"http://json-schema.org/schema#","type":"object","properties":{"d":{"type":["string","null"]},"e":{"type":["array","null"],"items":{"type":["array","null"]}}}}`
+	if a, b := marshal(t, s1), marshal(t, s2); a != want || b != want {
+		t.Errorf("\nshallow %s\ndecoded %s\n   want %s", a, b, want)
+	}
+	if a, b := marshal(t, df1.Formats()), marshal(t, df2.Formats()); a != `{"d":"%Y-%m-%d"}` || b != a {
+		t.Errorf("formats %s and %s", a, b)
 	}
 }
