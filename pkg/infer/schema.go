@@ -123,7 +123,12 @@ type properties struct {
 
 const indexFrom = 16
 
-func (p *properties) get(name string) *node {
+// get returns the node of a field, added when new. hint is where the field is likely to be
+// (records of a stream mostly list their fields in the same order), -1 for no guess.
+func (p *properties) get(name string, hint int) *node {
+	if hint >= 0 && hint < len(p.names) && p.names[hint] == name {
+		return p.nodes[hint]
+	}
 	if p.index != nil {
 		if i, ok := p.index[name]; ok {
 			return p.nodes[i]
@@ -174,16 +179,16 @@ func (n *node) add(v any) error {
 		n.mark(kindNumber)
 	case *record.Object:
 		n.mark(kindObject)
-		for _, k := range x.Keys() {
+		for i, k := range x.Keys() {
 			e, _ := x.Get(k)
-			if err := n.props.get(k).add(e); err != nil {
+			if err := n.props.get(k, i).add(e); err != nil {
 				return err
 			}
 		}
 	case map[string]any:
 		n.mark(kindObject)
 		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if err := n.props.get(k).add(x[k]); err != nil {
+			if err := n.props.get(k, -1).add(x[k]); err != nil {
 				return err
 			}
 		}
