@@ -165,9 +165,9 @@ func isObjectType(t any) bool {
 	return false
 }
 
-// KeyError is where the CDK's inferrer looks up a key a schema node does not have, and its
-// exception fails the test read: the read reports "Error reading stream … : " followed by
-// Error().
+// KeyError is the exception the CDK's inferrer raises when it looks up a key that a schema
+// node lacks. It fails the whole test read, which reports "Error reading stream … : "
+// followed by Error().
 type KeyError struct {
 	Key string
 }
