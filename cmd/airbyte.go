@@ -241,19 +241,36 @@ func airbyteCheck(ctx context.Context, p *prepared, w *airbyte.Writer, s *ioStre
 		}
 		return w.ConnectionStatus(true, "")
 	}
-	streams := checkTargets(p.Def)
+	targets := checkTargets(p.Def)
 	if cd := p.Def.CheckDynamic; cd != nil {
-		if len(streams) == 0 {
+		if len(targets) == 0 {
 			return failed("No streams to connect to from source")
 		}
 		if !cd.UseCheckAvailability {
 			return succeeded()
 		}
-		streams = streams[:min(cd.StreamCount, len(streams))]
+		targets = targets[:min(cd.StreamCount, len(targets))]
 	}
 	ro := p.Options()
 	ro.MaxSlices, ro.MaxPages = 1, 1
-	for _, st := range streams {
+	for _, t := range targets {
+		st := t.stream
+		if st == nil {
+			// The CDK's CheckStream raises a ValueError, which its entry point reports as
+			// an uncaught exception: a FATAL log, a system_error TRACE, exit 1.
+			names := make([]any, len(p.Def.Streams))
+			for i, s := range p.Def.Streams {
+				names[i] = s.Name
+			}
+			msg := s.redactor.String(fmt.Sprintf("%s is not part of the catalog. Expected one of %s.", t.name, template.PyRepr(names)))
+			if err := w.Log("FATAL", msg); err != nil {
+				return err
+			}
+			if err := w.Error("Something went wrong in the connector. See the logs for more details.", msg, run.SystemError); err != nil {
+				return err
+			}
+			return &silentError{code: exitFailure}
+		}
 		res := run.Stream(ctx, ro, st)
 		if errors.Is(res.Err, context.Canceled) {
 			return res.Err

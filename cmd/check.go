@@ -11,6 +11,7 @@ import (
 
 	"connector/pkg/manifest"
 	"connector/pkg/run"
+	"connector/pkg/session"
 	"connector/pkg/values"
 )
 
@@ -77,11 +78,13 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 	if err := p.Resolve(ctx, nil); err != nil {
 		return sessionError(opts.io, err)
 	}
-	streams := checkTargets(p.Def)
+	targets := checkTargets(p.Def)
 	if cd := p.Def.CheckDynamic; cd != nil {
-		if streams, err = checkDynamic(opts.io, cd, streams); streams == nil {
+		streams, err := checkDynamic(opts.io, cd, p.Def.Streams)
+		if streams == nil {
 			return err
 		}
+		targets = targetsOf(streams)
 	}
 	ro := p.Options()
 	ro.MaxSlices, ro.MaxPages = 1, 1 // the first page of the first slice
@@ -90,15 +93,22 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 	enc := json.NewEncoder(opts.io.Out)
 	enc.SetEscapeHTML(false)
 	failed := 0
-	for _, s := range streams {
-		res := run.Stream(ctx, ro, s)
-		if errors.Is(res.Err, context.Canceled) {
-			return res.Err
+	for _, t := range targets {
+		line := checkLine{Stream: t.name, OK: true}
+		if s := t.stream; s == nil {
+			line.OK, line.Error = false, t.missing
+		} else {
+			res := run.Stream(ctx, ro, s)
+			if errors.Is(res.Err, context.Canceled) {
+				return res.Err
+			}
+			line.OK, line.Records = res.Err == nil, res.FirstPageRecords
+			if res.Err != nil {
+				line.Error = opts.io.redactor.String(failureReason(res.Err, s))
+			}
 		}
-		line := checkLine{Stream: s.Name, OK: res.Err == nil, Records: res.FirstPageRecords}
-		if res.Err != nil {
+		if !line.OK {
 			failed++
-			line.Error = opts.io.redactor.String(failureReason(res.Err, s))
 		}
 		if opts.format == "json" {
 			if err := enc.Encode(line); err != nil {
@@ -107,9 +117,9 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 			continue
 		}
 		if line.OK {
-			fmt.Fprintf(opts.io.Out, "%s  %s  (%s on the first page)\n", green("ok"), s.Name, plural(line.Records, "record"))
+			fmt.Fprintf(opts.io.Out, "%s  %s  (%s on the first page)\n", green("ok"), line.Stream, plural(line.Records, "record"))
 		} else {
-			fmt.Fprintf(opts.io.Out, "%s  %s  %s\n", red("FAILED"), s.Name, line.Error)
+			fmt.Fprintf(opts.io.Out, "%s  %s  %s\n", red("FAILED"), line.Stream, line.Error)
 		}
 	}
 	if failed > 0 {
@@ -127,17 +137,41 @@ func failureReason(err error, s *manifest.Stream) string {
 	return err.Error()
 }
 
+// checkTarget is a stream the check names, and the stream of that name (nil when the
+// definition, as the testing values made it, has none: missing says why).
+type checkTarget struct {
+	name    string
+	stream  *manifest.Stream
+	missing string
+}
+
 // checkTargets are the streams the definition's check names: check.stream_names, or every
 // stream (for a CheckDynamicStream, every stream, of which the first stream_count count).
-func checkTargets(def *manifest.Definition) []*manifest.Stream {
+// A name validate accepted may be missing once the testing values are known: the stream of
+// a ConditionalStreams whose condition is false, or a dynamic stream not made. The CDK's
+// CheckStream fails on it ("is not part of the catalog").
+func checkTargets(def *manifest.Definition) []checkTarget {
 	if def.CheckDynamic != nil || len(def.CheckStreams) == 0 {
-		return def.Streams
+		return targetsOf(def.Streams)
 	}
-	var streams []*manifest.Stream
+	var out []checkTarget
 	for _, n := range def.CheckStreams {
-		if s := def.Stream(n); s != nil {
-			streams = append(streams, s)
+		t := checkTarget{name: n, stream: def.Stream(n)}
+		if t.stream == nil {
+			t.missing = "not among the streams: no stream of that name is defined or made by dynamic_streams"
+			if p, ok := def.LeftOut[n]; ok {
+				t.missing = "not among the streams: " + session.LeftOutReason(p)
+			}
 		}
+		out = append(out, t)
 	}
-	return streams
+	return out
+}
+
+func targetsOf(streams []*manifest.Stream) []checkTarget {
+	out := make([]checkTarget, len(streams))
+	for i, s := range streams {
+		out[i] = checkTarget{name: s.Name, stream: s}
+	}
+	return out
 }
