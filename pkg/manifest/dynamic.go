@@ -47,7 +47,7 @@ type DynamicStream struct {
 	// that has no type); ComponentPos are where they are written.
 	Components   []map[string]any
 	ComponentPos []Pos
-	Mappings []*ComponentMapping
+	Mappings     []*ComponentMapping
 	// Parameters are the resolver's $parameters (template variable `parameters`).
 	Parameters map[string]any
 	// UseParentParameters is use_parent_parameters (default true): in the streams made, a
