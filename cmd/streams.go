@@ -136,22 +136,18 @@ func streamsRun(ctx context.Context, opts *streamsOptions) error {
 }
 
 // describe describes the streams of def, the definition as the testing values made it from
-// loaded: a stream loaded in a ConditionalStreams is conditional, one not loaded at all was
-// made by dynamic_streams.
+// loaded: a stream of a ConditionalStreams is conditional, one that is not a stream of
+// loaded was made by dynamic_streams (whose names differ from the static streams').
 func describe(def *manifest.Definition, config map[string]any, loaded *manifest.Definition) []streaminfo.Info {
-	static, conditional := map[*manifest.Stream]bool{}, map[*manifest.Stream]bool{}
+	static := map[string]bool{}
 	for _, s := range loaded.Streams {
-		static[s] = true
-	}
-	for _, cs := range loaded.Conditional {
-		for _, s := range cs.Streams {
-			conditional[s] = true
-		}
+		static[s.Name] = true
 	}
 	infos := make([]streaminfo.Info, len(def.Streams))
 	for i, s := range def.Streams {
-		infos[i] = streaminfo.Of(s, config, !static[s] && !conditional[s])
-		infos[i].Conditional = conditional[s]
+		conditional := s.ConditionalAt != manifest.Pos{}
+		infos[i] = streaminfo.Of(s, config, !static[s.Name] && !conditional)
+		infos[i].Conditional = conditional
 	}
 	return infos
 }

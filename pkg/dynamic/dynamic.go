@@ -104,7 +104,11 @@ func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[strin
 			var msgs []string
 			for _, dg := range diags {
 				if dg.Severity == "error" {
-					msgs = append(msgs, dg.String())
+					msg := dg.String()
+					if dg.Hint != "" {
+						msg += "\n  hint: " + dg.Hint
+					}
+					msgs = append(msgs, msg)
 				}
 			}
 			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("%s makes an invalid stream:\n%s", componentName(d, i), strings.Join(msgs, "\n"))}

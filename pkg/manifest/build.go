@@ -67,6 +67,7 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 
 	names := map[string]*yaml.Node{}
 	var condNames []conditionalName
+	condBroken := false // a ConditionalStreams not read: its names are unknown
 	streams := top.vals["streams"]
 	switch {
 	case isNull(streams):
@@ -83,6 +84,8 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 				})
 				if cs != nil {
 					def.Conditional = append(def.Conditional, cs)
+				} else {
+					condBroken = true
 				}
 				continue
 			}
@@ -104,7 +107,7 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 
 	known := l.conditionalNames(names, condNames)
 	if cn := top.vals["check"]; !isNull(cn) {
-		def.CheckStreams = l.check(cn, known, isEmpty(dynamic))
+		def.CheckStreams = l.check(cn, known, isEmpty(dynamic) && !condBroken)
 		def.CheckDynamic = l.checkDyn
 	}
 	if sn := top.vals["spec"]; !isNull(sn) {

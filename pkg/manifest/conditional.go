@@ -80,6 +80,7 @@ func (l *loader) conditional(n *yaml.Node, path string, at int, named func(name 
 			good = false
 			continue
 		}
+		s.ConditionalAt = cs.Pos
 		cs.Streams = append(cs.Streams, s)
 	}
 	if !good {

@@ -100,6 +100,9 @@ type Stream struct {
 	// DynamicSchema is the stream's DynamicSchemaLoader (dynschema.go), nil without one: its
 	// schema is read from the API when the stream's records are normalized to it.
 	DynamicSchema *DynamicSchema
+	// ConditionalAt is the position of the ConditionalStreams the stream belongs to; zero for
+	// a stream that is not in one.
+	ConditionalAt Pos
 }
 
 // PrimaryKeyPaths is the primary key as a list of field paths, as the Airbyte catalog
