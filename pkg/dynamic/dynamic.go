@@ -15,7 +15,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"connector/pkg/manifest"
-	"connector/pkg/template"
 	"connector/pkg/transform"
 )
 
@@ -143,11 +142,13 @@ func edits(d *manifest.DynamicStream, c component, config map[string]any) ([]man
 	var out []manifest.Edit
 	for _, m := range d.Mappings {
 		if m.Condition != nil {
-			ok, err := m.Condition.Eval(vars)
+			// The CDK's InterpolatedBoolean: "{{ components_values.get('cursor_field', None) }}",
+			// the schema's own example, holds when the key is absent (None is true there).
+			ok, err := transform.Truth(m.Condition, vars)
 			if err != nil {
 				return nil, fmt.Errorf("condition: %w", err)
 			}
-			if !template.Truthy(ok) {
+			if !ok {
 				continue
 			}
 		}
