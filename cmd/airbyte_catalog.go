@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"connector/pkg/airbyte"
+	"connector/pkg/dynamic"
 	"connector/pkg/manifest"
 	"connector/pkg/protocol"
 	"connector/pkg/session"
@@ -70,7 +71,7 @@ static streams are listed and nothing is requested.`,
 		},
 	}
 	c.Flags().StringVar(&manifestPath, "manifest-path", "", "the definition `file` (YAML), as the other airbyte commands take it")
-	c.Flags().StringVar(&opts.config, "config", "", "the config `file` (JSON) that makes the dynamic streams and renders the cursor fields")
+	c.Flags().StringVar(&opts.config, "config", "", "the config `file` (JSON) that makes the dynamic streams, decides the ConditionalStreams (else the spec's defaults do) and renders the cursor fields")
 	c.Flags().StringArrayVar(&opts.streams, "stream", nil, "put only the stream `NAME` in the catalog (repeatable; default: every stream)")
 	c.Flags().BoolVar(&opts.incremental, "incremental", false, "read incrementally the streams that support it")
 	return c
@@ -95,6 +96,14 @@ func catalogRun(ctx context.Context, opts *catalogOptions) error {
 		return sessionError(opts.io, err)
 	}
 	streams, config := def.Streams, defaultsOnly(def)
+	if opts.config == "" && len(def.Conditional) > 0 {
+		// Without a config, the spec's defaults decide the ConditionalStreams.
+		view, err := dynamic.Choose(def, config)
+		if err != nil {
+			return sessionError(opts.io, &session.InvalidError{Err: err})
+		}
+		streams = view.Streams
+	}
 	if opts.config != "" {
 		p, err := protocol.OpenConfig(def, opts.def, opts.config, protocol.Env{
 			Transport: opts.env.Transport, Now: opts.env.clock(), Sleep: opts.env.Sleep,

@@ -89,15 +89,18 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 	enc := json.NewEncoder(opts.io.Out)
 	enc.SetEscapeHTML(false)
 	failed := 0
-	for _, s := range plan.Streams {
-		res := p.CheckStream(ctx, s)
-		if errors.Is(res.Err, context.Canceled) {
-			return res.Err
-		}
-		line := checkLine{Stream: s.Name, OK: res.Err == nil, Records: res.Records}
-		if res.Err != nil {
-			failed++
+	for _, t := range plan.Targets {
+		line := checkLine{Stream: t.Name, OK: false, Error: t.Missing}
+		if t.Stream != nil {
+			res := p.CheckStream(ctx, t.Stream)
+			if errors.Is(res.Err, context.Canceled) {
+				return res.Err
+			}
+			line.OK, line.Records = res.Err == nil, res.Records
 			line.Error = opts.io.redactor.String(res.Reason)
+		}
+		if !line.OK {
+			failed++
 		}
 		if opts.format == "json" {
 			if err := enc.Encode(line); err != nil {
@@ -106,9 +109,9 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 			continue
 		}
 		if line.OK {
-			fmt.Fprintf(opts.io.Out, "%s  %s  (%s on the first page)\n", green("ok"), s.Name, plural(line.Records, "record"))
+			fmt.Fprintf(opts.io.Out, "%s  %s  (%s on the first page)\n", green("ok"), line.Stream, plural(line.Records, "record"))
 		} else {
-			fmt.Fprintf(opts.io.Out, "%s  %s  %s\n", red("FAILED"), s.Name, line.Error)
+			fmt.Fprintf(opts.io.Out, "%s  %s  %s\n", red("FAILED"), line.Stream, line.Error)
 		}
 	}
 	if failed > 0 {

@@ -142,31 +142,45 @@ func completeStreams(env *Env) cobra.CompletionFunc {
 	}
 }
 
-// streamNames are the names of the static streams of the definition at path and of the
-// dynamic streams its ConfigComponentsResolvers make from the testing values of c's flags;
-// none when the definition does not load.
+// streamNames are the names of the static streams of the definition at path, those of its
+// ConditionalStreams (whatever their conditions), and those of the dynamic streams its
+// ConfigComponentsResolvers and ParametrizedComponentsResolvers make from the testing
+// values of c's flags; none when the definition does not load.
 func streamNames(c *cobra.Command, path string) []string {
 	def, diags := manifest.Load(path)
 	if diags.HasErrors() {
 		return nil
 	}
 	var names []string
+	seen := map[string]bool{}
+	add := func(s *manifest.Stream) {
+		if !seen[s.Name] {
+			seen[s.Name] = true
+			names = append(names, s.Name)
+		}
+	}
 	for _, s := range def.Streams {
-		names = append(names, s.Name)
+		add(s)
+	}
+	for _, cs := range def.Conditional {
+		for _, s := range cs.Streams {
+			add(s)
+		}
 	}
 	for _, s := range configStreams(c, def) {
-		names = append(names, s.Name)
+		add(s)
 	}
 	return names
 }
 
-// configStreams makes the streams of the definition's ConfigComponentsResolvers from the
-// testing values of c's flags (nil when there are none, or they do not load).
+// configStreams makes the streams of the definition's ConfigComponentsResolvers and
+// ParametrizedComponentsResolvers, which need no request, from the testing values of c's
+// flags (nil when there are none, or they do not load).
 func configStreams(c *cobra.Command, def *manifest.Definition) []*manifest.Stream {
 	view := *def
-	view.Dynamic = nil
+	view.Dynamic, view.Streams, view.Conditional = nil, nil, nil
 	for _, d := range def.Dynamic {
-		if d.Type == manifest.ConfigComponentsResolver {
+		if d.Type != manifest.HTTPComponentsResolver {
 			view.Dynamic = append(view.Dynamic, d)
 		}
 	}

@@ -90,46 +90,64 @@ func streamsRun(ctx context.Context, opts *streamsOptions) error {
 		s.summary(opts.def, diags)
 		return &silentError{code: exitInvalid}
 	}
-	if len(def.Dynamic) == 0 {
+	if len(def.Dynamic) == 0 && len(def.Conditional) == 0 {
 		// The static streams need no authenticator: the testing values only fill in
 		// what the descriptions show.
 		vals, _, err := loadTestingValues(s, opts.def, def.ConnectionSpec, opts.flags.testingValues, opts.flags.assign, true)
 		var vr *valuesRequired
 		switch {
 		case errors.As(err, &vr):
-			return printStreams(opts, describe(def, defaultsOnly(def), len(def.Streams)))
+			return printStreams(opts, describe(def, defaultsOnly(def), def))
 		case err != nil:
 			return err
 		}
-		return printStreams(opts, describe(def, vals.Map, len(def.Streams)))
+		return printStreams(opts, describe(def, vals.Map, def))
 	}
 	p, err := prepare(ctx, s, opts.env, opts.def, &opts.flags)
 	var vr *valuesRequired
 	switch {
 	case errors.As(err, &vr):
-		names := make([]string, len(def.Dynamic))
-		for i, d := range def.Dynamic {
-			names[i] = d.Name
-		}
 		why := strings.TrimPrefix(vr.msg, "--testing-values is required: ")
 		why, _, _ = strings.Cut(why, ";")
-		fmt.Fprintf(s.Err, "note: the streams of dynamic_streams %s are not listed: they are made from the testing values, and %s; pass --testing-values FILE\n",
-			strings.Join(names, ", "), why)
-		return printStreams(opts, describe(def, defaultsOnly(def), len(def.Streams)))
+		if len(def.Conditional) > 0 {
+			at := make([]string, len(def.Conditional))
+			for i, cs := range def.Conditional {
+				at[i] = fmt.Sprintf("%d:%d", cs.Pos.Line, cs.Pos.Column)
+			}
+			fmt.Fprintf(s.Err, "note: the streams of the ConditionalStreams at line %s are not listed: their conditions read the testing values, and %s; pass --testing-values FILE\n",
+				strings.Join(at, ", "), why)
+		}
+		if len(def.Dynamic) > 0 {
+			names := make([]string, len(def.Dynamic))
+			for i, d := range def.Dynamic {
+				names[i] = d.Name
+			}
+			fmt.Fprintf(s.Err, "note: the streams of dynamic_streams %s are not listed: they are made from the testing values, and %s; pass --testing-values FILE\n",
+				strings.Join(names, ", "), why)
+		}
+		return printStreams(opts, describe(def, defaultsOnly(def), def))
 	case err != nil:
 		return err
 	}
 	if err := p.Resolve(ctx, nil); err != nil {
 		return sessionError(s, err)
 	}
-	return printStreams(opts, describe(p.Def, p.Values.Map, len(def.Streams)))
+	return printStreams(opts, describe(p.Def, p.Values.Map, def))
 }
 
-// describe describes the streams of def; those from static on were made by dynamic_streams.
-func describe(def *manifest.Definition, config map[string]any, static int) []streaminfo.Info {
+// describe describes the streams of def, the definition as the testing values made it from
+// loaded: a stream of a ConditionalStreams is conditional, one that is not a stream of
+// loaded was made by dynamic_streams (whose names differ from the static streams').
+func describe(def *manifest.Definition, config map[string]any, loaded *manifest.Definition) []streaminfo.Info {
+	static := map[string]bool{}
+	for _, s := range loaded.Streams {
+		static[s.Name] = true
+	}
 	infos := make([]streaminfo.Info, len(def.Streams))
 	for i, s := range def.Streams {
-		infos[i] = streaminfo.Of(s, config, i >= static)
+		conditional := s.ConditionalAt != manifest.Pos{}
+		infos[i] = streaminfo.Of(s, config, !static[s.Name] && !conditional)
+		infos[i].Conditional = conditional
 	}
 	return infos
 }
@@ -158,8 +176,11 @@ func printStreams(opts *streamsOptions, infos []streaminfo.Info) error {
 	rows := [][]string{{"STREAM", "KIND", "PAGINATION", "PARTITIONS", "INCREMENTAL", "PRIMARY KEY"}}
 	for _, in := range infos {
 		kind := "static"
-		if in.Dynamic {
+		switch {
+		case in.Dynamic:
 			kind = "dynamic"
+		case in.Conditional:
+			kind = "conditional"
 		}
 		cells := append([]string{in.Name, kind}, in.Line()...)
 		for i := range cells {

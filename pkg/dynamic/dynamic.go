@@ -1,7 +1,9 @@
-// Package dynamic makes the streams of a definition's dynamic_streams once the testing values
-// are known, as the Airbyte CDK does: a components resolver yields components (the records
-// of an HttpComponentsResolver's retriever, or the entries of the testing values a
-// ConfigComponentsResolver points at), and each component makes one stream of the stream
+// Package dynamic makes the streams of a definition that depend on the testing values, as
+// the Airbyte CDK does. Choose keeps the streams of each ConditionalStreams whose condition
+// holds. Resolve makes the streams of dynamic_streams: a components resolver yields
+// components (the records of an HttpComponentsResolver's retriever, the entries of the
+// testing values a ConfigComponentsResolver points at, or the entries a
+// ParametrizedComponentsResolver lists), and each component makes one stream of the stream
 // template, with every components_mapping value set into it.
 package dynamic
 
@@ -13,7 +15,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"connector/pkg/manifest"
-	"connector/pkg/template"
 	"connector/pkg/transform"
 )
 
@@ -49,8 +50,11 @@ func Resolve(ctx context.Context, def *manifest.Definition, config map[string]an
 		for _, s := range streams {
 			if seen[s.Name] {
 				what := "please check your configuration"
-				if d.Type == manifest.HTTPComponentsResolver {
+				switch d.Type {
+				case manifest.HTTPComponentsResolver:
 					what = "the API returned two components of that name"
+				case manifest.ParametrizedComponentsResolver:
+					what = "two entries of list_of_parameters_for_stream make it, or a stream of the definition has it"
 				}
 				return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("the stream name %q is used twice; %s", s.Name, what)}
 			}
@@ -69,12 +73,17 @@ type component struct {
 
 func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[string]any, read ReadComponents) ([]*manifest.Stream, error) {
 	var comps []component
-	if d.Type == manifest.HTTPComponentsResolver {
+	switch d.Type {
+	case manifest.HTTPComponentsResolver:
 		err := read(ctx, d.Retriever, func(rec, sl any) { comps = append(comps, component{values: rec, slice: sl}) })
 		if err != nil {
 			return nil, err
 		}
-	} else {
+	case manifest.ParametrizedComponentsResolver:
+		for _, v := range d.Components {
+			comps = append(comps, component{values: v})
+		}
+	default:
 		values, err := configComponents(d, config)
 		if err != nil {
 			return nil, &Error{Dynamic: d.Name, Err: err}
@@ -87,21 +96,35 @@ func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[strin
 	for i, c := range comps {
 		edits, err := edits(d, c, config)
 		if err != nil {
-			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d: %w", i+1, err)}
+			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("%s: %w", componentName(d, i), err)}
 		}
 		s, diags := d.Build(edits)
 		if diags.HasErrors() {
 			var msgs []string
 			for _, dg := range diags {
 				if dg.Severity == "error" {
-					msgs = append(msgs, dg.String())
+					msg := dg.String()
+					if dg.Hint != "" {
+						msg += "\n  hint: " + dg.Hint
+					}
+					msgs = append(msgs, msg)
 				}
 			}
-			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d makes an invalid stream:\n%s", i+1, strings.Join(msgs, "\n"))}
+			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("%s makes an invalid stream:\n%s", componentName(d, i), strings.Join(msgs, "\n"))}
 		}
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// componentName names component i of d in messages: for a ParametrizedComponentsResolver,
+// the entry of the definition it is.
+func componentName(d *manifest.DynamicStream, i int) string {
+	if d.Type == manifest.ParametrizedComponentsResolver && i < len(d.ComponentPos) {
+		p := d.ComponentPos[i]
+		return fmt.Sprintf("component %d (list_of_parameters_for_stream[%d], line %d:%d)", i+1, i, p.Line, p.Column)
+	}
+	return fmt.Sprintf("component %d", i+1)
 }
 
 // edits evaluates every mapping of d for one component.
@@ -119,11 +142,13 @@ func edits(d *manifest.DynamicStream, c component, config map[string]any) ([]man
 	var out []manifest.Edit
 	for _, m := range d.Mappings {
 		if m.Condition != nil {
-			ok, err := m.Condition.Eval(vars)
+			// The CDK's InterpolatedBoolean: "{{ components_values.get('cursor_field', None) }}",
+			// the schema's own example, holds when the key is absent (None is true there).
+			ok, err := transform.Truth(m.Condition, vars)
 			if err != nil {
 				return nil, fmt.Errorf("condition: %w", err)
 			}
-			if !template.Truthy(ok) {
+			if !ok {
 				continue
 			}
 		}
@@ -131,8 +156,15 @@ func edits(d *manifest.DynamicStream, c component, config map[string]any) ([]man
 		if err != nil {
 			return nil, fmt.Errorf("value at line %d: %w", m.Pos.Line, err)
 		}
-		if d.Type == manifest.ConfigComponentsResolver {
+		switch d.Type {
+		case manifest.ConfigComponentsResolver:
 			if s, ok := v.(string); ok && m.ValueType != "string" {
+				v = parseYAML(s)
+			}
+		case manifest.ParametrizedComponentsResolver:
+			// The CDK's ParametrizedComponentsResolver reads every text value as YAML,
+			// value_type: string or not ("42" becomes 42).
+			if s, ok := v.(string); ok {
 				v = parseYAML(s)
 			}
 		}
@@ -142,7 +174,9 @@ func edits(d *manifest.DynamicStream, c component, config map[string]any) ([]man
 				return nil, fmt.Errorf("field_path at line %d: %w", m.Pos.Line, err)
 			}
 		}
-		out = append(out, manifest.Edit{Path: path, Value: v, Create: m.CreateOrUpdate && d.Type == manifest.ConfigComponentsResolver, Pos: m.Pos})
+		// The HttpComponentsResolver of the CDK only sets the paths the template has.
+		create := m.CreateOrUpdate && d.Type != manifest.HTTPComponentsResolver
+		out = append(out, manifest.Edit{Path: path, Value: v, Create: create, Pos: m.Pos})
 	}
 	return out, nil
 }

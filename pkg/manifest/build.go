@@ -66,6 +66,8 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 	def.Dynamic = l.dynamicStreams(dynamic)
 
 	names := map[string]*yaml.Node{}
+	var condNames []conditionalName
+	condBroken := false // a ConditionalStreams not read: its names are unknown
 	streams := top.vals["streams"]
 	switch {
 	case isNull(streams):
@@ -76,6 +78,17 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 		l.at(streams, "streams", diag.CodeType, fmt.Sprintf("`streams` must be a list, not %s", kindName(streams)), "")
 	default:
 		for i, sn := range streams.Content {
+			if isConditional(sn) {
+				cs := l.conditional(sn, fmt.Sprintf("streams[%d]", i), len(def.Streams), func(name *yaml.Node) {
+					condNames = append(condNames, conditionalName{name, i})
+				})
+				if cs != nil {
+					def.Conditional = append(def.Conditional, cs)
+				} else {
+					condBroken = true
+				}
+				continue
+			}
 			s, name := l.stream(sn, fmt.Sprintf("streams[%d]", i))
 			if name != nil {
 				if prev, dup := names[name.Value]; dup {
@@ -92,8 +105,9 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 		}
 	}
 
+	known := l.conditionalNames(names, condNames)
 	if cn := top.vals["check"]; !isNull(cn) {
-		def.CheckStreams = l.check(cn, names, isEmpty(dynamic))
+		def.CheckStreams = l.check(cn, known, isEmpty(dynamic) && !condBroken)
 		def.CheckDynamic = l.checkDyn
 	}
 	if sn := top.vals["spec"]; !isNull(sn) {

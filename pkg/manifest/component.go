@@ -17,6 +17,7 @@ var fields = map[string][]string{
 	"DeclarativeSource": {"type", "version", "check", "definitions", "streams", "dynamic_streams", "spec",
 		"metadata", "schemas", "concurrency_level", "api_budget", "max_concurrent_async_job_count", "description",
 		"stream_groups"},
+	"ConditionalStreams": {"type", "condition", "streams", "$parameters"},
 	"DeclarativeStream": {"type", "name", "retriever", "incremental_sync", "primary_key", "schema_loader",
 		"transformations", "state_migrations", "file_uploader", "$parameters"},
 	"SimpleRetriever": {"type", "requester", "record_selector", "paginator", "decoder", "partition_router",
@@ -140,12 +141,14 @@ var fields = map[string][]string{
 	"JwtPayload": {"iss", "sub", "aud"},
 
 	// dynamic streams (dynamic.go)
-	"DynamicDeclarativeStream":   {"type", "name", "stream_template", "components_resolver", "use_parent_parameters", "$parameters"},
-	HTTPComponentsResolver:       {"type", "retriever", "components_mapping", "$parameters"},
-	ConfigComponentsResolver:     {"type", "stream_config", "components_mapping", "$parameters"},
-	"StreamConfig":               {"type", "configs_pointer", "default_values", "$parameters"},
-	"ComponentMappingDefinition": {"type", "field_path", "value", "value_type", "create_or_update", "condition", "$parameters"},
-	"CheckDynamicStream":         {"type", "stream_count", "use_check_availability", "config_overrides", "$parameters"},
+	"DynamicDeclarativeStream":     {"type", "name", "stream_template", "components_resolver", "use_parent_parameters", "$parameters"},
+	HTTPComponentsResolver:         {"type", "retriever", "components_mapping", "$parameters"},
+	ConfigComponentsResolver:       {"type", "stream_config", "components_mapping", "$parameters"},
+	"StreamConfig":                 {"type", "configs_pointer", "default_values", "$parameters"},
+	ParametrizedComponentsResolver: {"type", "stream_parameters", "components_mapping", "$parameters"},
+	"StreamParametersDefinition":   {"type", "list_of_parameters_for_stream", "$parameters"},
+	"ComponentMappingDefinition":   {"type", "field_path", "value", "value_type", "create_or_update", "condition", "$parameters"},
+	"CheckDynamicStream":           {"type", "stream_count", "use_check_availability", "config_overrides", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

@@ -12,13 +12,18 @@ import (
 
 // Components resolver types, as written in definitions.
 const (
-	HTTPComponentsResolver   = "HttpComponentsResolver"
-	ConfigComponentsResolver = "ConfigComponentsResolver"
+	HTTPComponentsResolver         = "HttpComponentsResolver"
+	ConfigComponentsResolver       = "ConfigComponentsResolver"
+	ParametrizedComponentsResolver = "ParametrizedComponentsResolver"
 )
 
 // mappingVars are the variables of a ComponentMappingDefinition's templates. stream_slice is
 // the slice of the HttpComponentsResolver's retriever the components came from.
 var mappingVars = []string{"config", "parameters", "components_values", "stream_template_config", "stream_slice"}
+
+// parametrizedVars are those of a ParametrizedComponentsResolver's mappings: the CDK gives
+// them no stream_slice (a template reading it fails there with "undeclared variables").
+var parametrizedVars = []string{"config", "parameters", "components_values", "stream_template_config"}
 
 // DynamicStream is a DynamicDeclarativeStream: a stream template and a components resolver
 // whose components (records of an API, or entries of the testing values) each make one
@@ -28,14 +33,21 @@ type DynamicStream struct {
 	// Name is the definition's name, or dynamic_stream_N (the CDK's default).
 	Name string
 	Pos  Pos
-	// Type is HTTPComponentsResolver or ConfigComponentsResolver.
+	// Type is HTTPComponentsResolver, ConfigComponentsResolver or
+	// ParametrizedComponentsResolver.
 	Type string
 	// Retriever is the HttpComponentsResolver's retriever, read as a stream of that name:
 	// each of its records is the components_values of one stream.
 	Retriever *Stream
 	// Configs are the ConfigComponentsResolver's stream_config entries.
-	Configs  []*StreamConfig
-	Mappings []*ComponentMapping
+	Configs []*StreamConfig
+	// Components are the entries of a ParametrizedComponentsResolver's
+	// list_of_parameters_for_stream, in order, each the components_values of one stream,
+	// without its `$parameters` (the CDK's manifest transformer takes it out of a mapping
+	// that has no type); ComponentPos are where they are written.
+	Components   []map[string]any
+	ComponentPos []Pos
+	Mappings     []*ComponentMapping
 	// Parameters are the resolver's $parameters (template variable `parameters`).
 	Parameters map[string]any
 	// UseParentParameters is use_parent_parameters (default true): in the streams made, a
@@ -202,7 +214,7 @@ func (l *loader) componentsResolver(n *yaml.Node, path string, d *DynamicStream)
 		return false
 	}
 	switch c.typ {
-	case HTTPComponentsResolver, ConfigComponentsResolver:
+	case HTTPComponentsResolver, ConfigComponentsResolver, ParametrizedComponentsResolver:
 	default:
 		l.unsupported(n, path, c.typ, "components_resolver")
 		return false
@@ -210,7 +222,9 @@ func (l *loader) componentsResolver(n *yaml.Node, path string, d *DynamicStream)
 	c.checkFields(c.typ)
 	d.Type, d.Parameters = c.typ, c.params.values()
 	good := true
-	if c.typ == HTTPComponentsResolver {
+	if c.typ == ParametrizedComponentsResolver {
+		good = l.streamParameters(c, d)
+	} else if c.typ == HTTPComponentsResolver {
 		if rn := c.require("retriever"); rn != nil {
 			s := &Stream{Name: d.Name, Pos: pos(rn)}
 			auth := &streamAuth{name: d.Name, path: path}
@@ -261,6 +275,63 @@ func (l *loader) componentsResolver(n *yaml.Node, path string, d *DynamicStream)
 		}
 	}
 	return good
+}
+
+// streamParameters reads the stream_parameters of a ParametrizedComponentsResolver, a
+// StreamParametersDefinition, into d.Components.
+func (l *loader) streamParameters(c *comp, d *DynamicStream) bool {
+	n := c.require("stream_parameters")
+	if n == nil {
+		return false
+	}
+	// The CDK gives stream_parameters no default type, and its schema requires one.
+	sp, ok := l.component(n, c.fieldPath("stream_parameters"), c.params, "")
+	if !ok {
+		return false
+	}
+	if sp.typ != "StreamParametersDefinition" {
+		l.unsupported(n, sp.path, sp.typ, "stream_parameters")
+		return false
+	}
+	sp.checkFields("StreamParametersDefinition")
+	list := sp.require("list_of_parameters_for_stream")
+	if list == nil {
+		return false
+	}
+	lp := sp.fieldPath("list_of_parameters_for_stream")
+	if list.Kind != yaml.SequenceNode {
+		l.at(list, lp, diag.CodeType, fmt.Sprintf("`list_of_parameters_for_stream` must be a list of mappings, not %s", kindName(list)), "")
+		return false
+	}
+	good := true
+	for i, item := range list.Content {
+		ip := fmt.Sprintf("%s[%d]", lp, i)
+		if item.Kind != yaml.MappingNode {
+			l.at(item, ip, diag.CodeType, fmt.Sprintf("an entry of `list_of_parameters_for_stream` must be a mapping (the components_values of one stream), not %s", kindName(item)), "")
+			good = false
+			continue
+		}
+		values, _ := toValue(item).(map[string]any)
+		if k := mapKey(item, "$parameters"); k != nil {
+			l.add(diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeUnknownField, Line: k.Line, Column: k.Column, Path: ip + ".$parameters",
+				Message: "`$parameters` in an entry of `list_of_parameters_for_stream` is dropped: the Airbyte CDK takes it out before the resolver sees the entry, so components_values has no `$parameters`",
+				Hint:    "write the values as keys of the entry, and set them into the stream's $parameters with a components_mapping"})
+			delete(values, "$parameters")
+		}
+		d.Components = append(d.Components, values)
+		d.ComponentPos = append(d.ComponentPos, pos(item))
+	}
+	return good
+}
+
+// mapKey returns the key node key of mapping n, or nil.
+func mapKey(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i]
+		}
+	}
+	return nil
 }
 
 // streamConfig reads a StreamConfig.
@@ -314,6 +385,10 @@ func (l *loader) componentMapping(n *yaml.Node, path string, parent *params, res
 	}
 	c.checkFields("ComponentMappingDefinition")
 	m := &ComponentMapping{Pos: pos(n)}
+	vars := mappingVars
+	if resolver == ParametrizedComponentsResolver {
+		vars = parametrizedVars
+	}
 	good := true
 	if fp := c.require("field_path"); fp != nil {
 		if fp.Kind != yaml.SequenceNode || len(fp.Content) == 0 {
@@ -334,7 +409,7 @@ func (l *loader) componentMapping(n *yaml.Node, path string, parent *params, res
 					good = false
 					continue
 				}
-				l.tmpl(seg, sp, "field_path", mappingVars, &m.FieldPath[i])
+				l.tmpl(seg, sp, "field_path", vars, &m.FieldPath[i])
 			}
 		}
 	} else {
@@ -346,7 +421,7 @@ func (l *loader) componentMapping(n *yaml.Node, path string, parent *params, res
 			good = false
 		} else {
 			m.Pos = pos(v)
-			l.tmpl(v, c.fieldPath("value"), "value", mappingVars, &m.Value)
+			l.tmpl(v, c.fieldPath("value"), "value", vars, &m.Value)
 		}
 	} else {
 		good = false
@@ -360,10 +435,12 @@ func (l *loader) componentMapping(n *yaml.Node, path string, parent *params, res
 			good = false
 		}
 	}
+	// create_or_update is read for every resolver; only the HttpComponentsResolver
+	// ignores it (pkg/dynamic), as the CDK's does.
 	m.CreateOrUpdate, _ = l.boolField(c, "create_or_update")
 	if cn := c.get("condition"); !isEmpty(cn) {
 		if resolver != ConfigComponentsResolver {
-			l.at(cn, c.fieldPath("condition"), diag.CodeType, "`condition` is only supported for ConfigComponentsResolver", "the CDK refuses it in an HttpComponentsResolver")
+			l.at(cn, c.fieldPath("condition"), diag.CodeType, "`condition` is only supported for ConfigComponentsResolver", "the CDK's "+resolver+" refuses it")
 			good = false
 		} else {
 			l.stringTemplate(c, "condition", mappingVars, &m.Condition)
@@ -417,7 +494,12 @@ func (d *DynamicStream) Build(edits []Edit) (*Stream, diag.List) {
 	}
 	l := &loader{file: d.file, src: d.src, seen: map[string]bool{}, parentWins: d.UseParentParameters, asyncJobs: d.jobs}
 	if name := mapGet(n, "name"); name != nil && name.Kind == yaml.ScalarNode && name.Tag != "!!str" && name.Tag != "!!null" {
-		l.at(name, d.path+".name", diag.CodeType, fmt.Sprintf("the stream name must be a string, not %s (`%s`)", kindName(name), name.Value), "set value_type: string on the mapping of `name`")
+		hint := "set value_type: string on the mapping of `name`"
+		if d.Type == ParametrizedComponentsResolver {
+			// Its values are read as YAML whatever their value_type.
+			hint = "the CDK reads the values of a ParametrizedComponentsResolver as YAML even with value_type: string; make the name text YAML keeps as text, such as `report_{{ components_values['id'] }}`"
+		}
+		l.at(name, d.path+".name", diag.CodeType, fmt.Sprintf("the stream name must be a string, not %s (`%s`)", kindName(name), name.Value), hint)
 		return nil, l.finish()
 	}
 	s, _ := l.streamAt(n, d.path, nil, 0)
@@ -445,9 +527,13 @@ func falsy(v any) bool {
 	return !template.Truthy(v)
 }
 
-// Templates are the statically built templates of the definition's dynamic streams.
+// templates are the streams built statically that are not in Streams: those of the
+// ConditionalStreams, and the templates of the definition's dynamic streams.
 func (d *Definition) templates() []*Stream {
 	var out []*Stream
+	for _, cs := range d.Conditional {
+		out = append(out, cs.Streams...)
+	}
 	for _, ds := range d.Dynamic {
 		if ds.sample != nil {
 			out = append(out, ds.sample)

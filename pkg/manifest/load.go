@@ -95,6 +95,7 @@ func ParseContext(ctx context.Context, file string, src []byte) (def *Definition
 	}
 	l.checkCredentials()
 	l.checkCDKVariables()
+	l.checkNoParameters()
 	if def != nil {
 		l.checkConfigKeys(def)
 		l.checkAuthenticators(def)
@@ -126,11 +127,13 @@ type loader struct {
 	creds     []*credential
 	// cdkVars are templates that read variables the Airbyte CDK does not give them
 	// (see checkCDKVariables).
-	cdkVars   []cdkVarCheck
-	streams   []*streamAuth
-	conflicts [][]optionUse
-	authCache map[authKey]*Authenticator
-	trees     map[treeKey]*Tree
+	cdkVars []cdkVarCheck
+	// noParameters are the ConditionalStreams conditions, which the CDK gives no parameters.
+	noParameters []*pendingTemplate
+	streams      []*streamAuth
+	conflicts    [][]optionUse
+	authCache    map[authKey]*Authenticator
+	trees        map[treeKey]*Tree
 	// asyncJobs is max_concurrent_async_job_count, shared by the AsyncRetriever streams.
 	asyncJobs *JobLimit
 	// selectives are the SelectiveAuthenticators read, with where each alternative is.

@@ -15,8 +15,16 @@ type Pos struct {
 // its templates compiled. It is built by Load and never changed afterwards.
 type Definition struct {
 	File string
-	// Streams in definition order.
+	// Streams in definition order: those of `streams` that are not in a ConditionalStreams.
 	Streams []*Stream
+	// Conditional are the ConditionalStreams of `streams`, in definition order: their streams
+	// belong to the source when their condition holds for the testing values
+	// (pkg/dynamic.Choose makes the definition a run sees, with none left).
+	Conditional []*ConditionalStreams
+	// LeftOut are the streams of the ConditionalStreams whose condition does not hold for
+	// the run's testing values, each with the position of its ConditionalStreams (set by
+	// pkg/dynamic.Choose), for the messages about a stream asked for by name.
+	LeftOut map[string]Pos
 	// CheckStreams are the names in check.stream_names; empty means every stream.
 	CheckStreams []string
 	// Dynamic are the dynamic_streams (dynamic.go), in definition order; their streams are
@@ -92,6 +100,9 @@ type Stream struct {
 	// DynamicSchema is the stream's DynamicSchemaLoader (dynschema.go), nil without one: its
 	// schema is read from the API when the stream's records are normalized to it.
 	DynamicSchema *DynamicSchema
+	// ConditionalAt is the position of the ConditionalStreams the stream belongs to; zero for
+	// a stream that is not in one.
+	ConditionalAt Pos
 }
 
 // PrimaryKeyPaths is the primary key as a list of field paths, as the Airbyte catalog

@@ -152,6 +152,12 @@ func (c *command) check(ctx context.Context, s *session.Session) error {
 			return err
 		}
 	}
+	if st.Fatal != "" {
+		if err := c.w.Error("Something went wrong in the connector. See the logs for more details.", st.Fatal, run.SystemError); err != nil {
+			return err
+		}
+		return ErrFailed
+	}
 	return c.w.ConnectionStatus(st.Succeeded, st.Message)
 }
 
@@ -162,6 +168,9 @@ type Status struct {
 	Succeeded bool
 	Message   string
 	Logs      []Log
+	// Fatal is set when the check ends as the CDK's ends on an uncaught exception (a stream
+	// the check names is not among the streams): no status, a FATAL log and a system_error.
+	Fatal string
 }
 
 // Log is one LOG message of a check.
@@ -180,13 +189,23 @@ func CheckConnection(ctx context.Context, s *session.Session) (Status, error) {
 	if plan.NoStreams {
 		return failed("No streams to connect to from source"), nil
 	}
-	for _, st := range plan.Streams {
-		res := s.CheckStream(ctx, st)
+	for _, t := range plan.Targets {
+		if t.Stream == nil {
+			// The CDK's CheckStream raises a ValueError, which its entry point reports as
+			// an uncaught exception.
+			names := make([]any, len(s.Def.Streams))
+			for i, st := range s.Def.Streams {
+				names[i] = st.Name
+			}
+			msg := red.String(fmt.Sprintf("%s is not part of the catalog. Expected one of %s.", t.Name, template.PyRepr(names)))
+			return Status{Fatal: msg, Logs: []Log{{"FATAL", msg}}}, nil
+		}
+		res := s.CheckStream(ctx, t.Stream)
 		if errors.Is(res.Err, context.Canceled) {
 			return Status{}, res.Err
 		}
 		if res.Err != nil {
-			return failed(fmt.Sprintf("Stream %s is not available: %s", st.Name, res.Reason)), nil
+			return failed(fmt.Sprintf("Stream %s is not available: %s", t.Name, res.Reason)), nil
 		}
 	}
 	return Status{Succeeded: true, Logs: []Log{{"INFO", "Check succeeded"}}}, nil

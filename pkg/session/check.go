@@ -8,38 +8,63 @@ import (
 	"connector/pkg/run"
 )
 
-// CheckPlan is what a check of the session reads: the first page of each of Streams. With a
-// CheckDynamicStream, NoStreams says the dynamic streams resolved to none (the check fails)
-// and Skipped says use_check_availability is false (the check succeeds without a request).
+// CheckPlan is what a check of the session reads: the first page of the stream of each of
+// Targets. With a CheckDynamicStream, NoStreams says the dynamic streams resolved to none
+// (the check fails) and Skipped says use_check_availability is false (the check succeeds
+// without a request).
 type CheckPlan struct {
-	Streams   []*manifest.Stream
+	Targets   []CheckTarget
 	NoStreams bool
 	Skipped   int
+}
+
+// CheckTarget is a stream the check names, and the stream of that name: nil when the
+// definition, as the testing values made it, has none (Missing says why). A name validate
+// accepted may be missing once the testing values are known: the stream of a
+// ConditionalStreams whose condition is false, or a dynamic stream not made. The CDK's
+// CheckStream fails on it ("is not part of the catalog").
+type CheckTarget struct {
+	Name    string
+	Stream  *manifest.Stream
+	Missing string
 }
 
 // CheckPlan is the check the definition asks for: check.stream_names, or every stream; for
 // a CheckDynamicStream, the first stream_count of every stream.
 func (s *Session) CheckPlan() CheckPlan {
 	def := s.Def
-	streams := def.Streams
-	if def.CheckDynamic == nil && len(def.CheckStreams) > 0 {
-		streams = nil
-		for _, n := range def.CheckStreams {
-			if st := def.Stream(n); st != nil {
-				streams = append(streams, st)
+	if cd := def.CheckDynamic; cd != nil {
+		switch {
+		case len(def.Streams) == 0:
+			return CheckPlan{NoStreams: true}
+		case !cd.UseCheckAvailability:
+			return CheckPlan{Skipped: len(def.Streams)}
+		}
+		return CheckPlan{Targets: targetsOf(def.Streams[:min(cd.StreamCount, len(def.Streams))])}
+	}
+	if len(def.CheckStreams) == 0 {
+		return CheckPlan{Targets: targetsOf(def.Streams)}
+	}
+	var plan CheckPlan
+	for _, n := range def.CheckStreams {
+		t := CheckTarget{Name: n, Stream: def.Stream(n)}
+		if t.Stream == nil {
+			t.Missing = "not among the streams: no stream of that name is defined or made by dynamic_streams"
+			if p, ok := def.LeftOut[n]; ok {
+				t.Missing = "not among the streams: " + LeftOutReason(p)
 			}
 		}
+		plan.Targets = append(plan.Targets, t)
 	}
-	cd := def.CheckDynamic
-	switch {
-	case cd == nil:
-		return CheckPlan{Streams: streams}
-	case len(streams) == 0:
-		return CheckPlan{NoStreams: true}
-	case !cd.UseCheckAvailability:
-		return CheckPlan{Skipped: len(streams)}
+	return plan
+}
+
+func targetsOf(streams []*manifest.Stream) []CheckTarget {
+	out := make([]CheckTarget, len(streams))
+	for i, s := range streams {
+		out[i] = CheckTarget{Name: s.Name, Stream: s}
 	}
-	return CheckPlan{Streams: streams[:min(cd.StreamCount, len(streams))]}
+	return out
 }
 
 // CheckResult is the check of one stream: the records of its first page, or why it failed.

@@ -23,6 +23,7 @@ import (
 	"connector/pkg/auth"
 	"connector/pkg/budget"
 	"connector/pkg/diag"
+	"connector/pkg/dynamic"
 	"connector/pkg/har"
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
@@ -220,7 +221,9 @@ func Open(in Inputs, env Env) (*Session, error) {
 	def := in.Def
 	s := &Session{Def: def, Values: in.Values, in: in, env: env}
 	var err error
-	if len(def.Dynamic) == 0 { // else selected by Resolve, once the dynamic streams are made
+	// Streams that depend on the values are selected once they are made: those of a
+	// ConditionalStreams below, the dynamic ones by Resolve.
+	if len(def.Dynamic) == 0 && len(def.Conditional) == 0 {
 		if s.Streams, err = Select(def, in.Streams); err != nil {
 			return nil, err
 		}
@@ -244,6 +247,18 @@ func Open(in Inputs, env Env) (*Session, error) {
 	}
 	if err := s.normalizeConfig(); err != nil {
 		return nil, err
+	}
+	if len(def.Conditional) > 0 {
+		// The CDK evaluates the conditions with the config after its normalization.
+		if def, err = dynamic.Choose(def, vals.Map); err != nil {
+			return nil, &InvalidError{err}
+		}
+		s.Def = def
+		if len(def.Dynamic) == 0 {
+			if s.Streams, err = Select(def, in.Streams); err != nil {
+				return nil, err
+			}
+		}
 	}
 	// A SelectiveAuthenticator: the checks below see the alternative the values select.
 	chosen, err := def.Authenticator.Select(vals.Map)
@@ -428,6 +443,11 @@ func (s *Session) storeTokens(updates []auth.Update) error {
 	return nil
 }
 
+// LeftOutReason says why a stream of the ConditionalStreams at p is not among the streams.
+func LeftOutReason(p manifest.Pos) string {
+	return fmt.Sprintf("the condition of its ConditionalStreams (line %d:%d) is false for the testing values", p.Line, p.Column)
+}
+
 // Select picks the streams named (none: every stream) of def.
 func Select(def *manifest.Definition, names []string) ([]*manifest.Stream, error) {
 	if len(names) == 0 {
@@ -437,6 +457,9 @@ func Select(def *manifest.Definition, names []string) ([]*manifest.Stream, error
 	for _, n := range names {
 		s := def.Stream(n)
 		if s == nil {
+			if p, ok := def.LeftOut[n]; ok {
+				return nil, &ArgumentError{fmt.Errorf("stream %q is left out: %s", n, LeftOutReason(p))}
+			}
 			all := make([]string, len(def.Streams))
 			for i, s := range def.Streams {
 				all[i] = s.Name

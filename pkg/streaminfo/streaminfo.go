@@ -18,6 +18,8 @@ type Info struct {
 	Name string `json:"name"`
 	// Dynamic is set for a stream made by dynamic_streams.
 	Dynamic bool `json:"dynamic"`
+	// Conditional is set for a stream of a ConditionalStreams (whose condition holds).
+	Conditional bool `json:"conditional,omitempty"`
 	// Pagination is always set (NoPagination at least); the others are nil when the stream
 	// has none.
 	Pagination   *Part `json:"pagination"`

@@ -8,3 +8,11 @@ import "connector/pkg/template"
 func Interpolate(t *template.Template, vars map[string]any, valueType string) (any, error) {
 	return interpolate(t, vars, valueType)
 }
+
+// Truth is the CDK's InterpolatedBoolean.eval: the template rendered and read as Interpolate
+// reads it, then false only for the CDK's FALSE_VALUES (false, zero, empty containers, and
+// the texts "False", "false", "0", "0.0", "{}", "[]", "()", ""); None is true. A
+// ConditionalStreams condition is evaluated with it.
+func Truth(t *template.Template, vars map[string]any) (bool, error) {
+	return truth(t, vars)
+}

@@ -445,19 +445,25 @@ func toList(p []string) []any {
 	return out
 }
 
-// truth is the CDK's InterpolatedBoolean: false for a false, empty or zero value (also as
-// text: "False", "false", "0", "0.0", "{}", "[]", "()").
+// truth is the CDK's InterpolatedBoolean: the rendered text, read as a Python literal where
+// it is one, is false when it equals one of the CDK's FALSE_VALUES: false, a zero, an
+// empty list, tuple, set or mapping, or the texts "False", "false", "0", "0.0", "{}", "[]",
+// "()" and "". None is none of them: a template rendering None is true.
 func truth(t *template.Template, vars map[string]any) (bool, error) {
 	v, err := interpolate(t, vars, "")
 	if err != nil {
 		return false, err
 	}
-	if s, ok := v.(string); ok {
-		switch s {
+	switch x := v.(type) {
+	case nil:
+		return true, nil
+	case string:
+		switch x {
 		case "False", "false", "{}", "[]", "()", "", "0", "0.0":
 			return false, nil
 		}
-		return true, nil
+		// Python's literal_eval reads "set()" as the empty set, which is false too.
+		return strings.TrimRight(strings.TrimLeft(x, " \t"), " \t\n\r\f\v") != "set()", nil
 	}
 	return template.Truthy(v), nil
 }
