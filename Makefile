@@ -25,7 +25,7 @@ build: ## build ./connector, its version from git describe
 install: ## go install connector into GOBIN (default: GOPATH/bin), its version from git describe as make build's
 	GOBIN=$(GOBIN) $(GO) install -ldflags "$(LDFLAGS)" .
 
-test: fmt-check vet staticcheck unit ## gofmt check, go vet, staticcheck, go test -race, the corpus tests without -race
+test: fmt-check vet staticcheck unit ## gofmt check, go vet, staticcheck, every test once, then -race where goroutines meet
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -38,11 +38,16 @@ staticcheck:
 	@test -x $(GOBIN)/staticcheck || $(GO) install $(STATICCHECK)
 	$(GOBIN)/staticcheck ./...
 
-# The race detector runs every test but those that walk the shared corpus (hundreds of
-# definitions loaded one by one, nothing concurrent): those run once more without it.
+# Every test runs once without the race detector (the walks of the shared corpus included),
+# then the race detector runs where goroutines meet: every package of pkg/ and internal/, and
+# the end-to-end cases of cmd that read at once (concurrency, prefetch, async jobs, budgets,
+# interrupts, token rotation, replays). The rest of cmd is one goroutine per command run by
+# the same packages, already raced.
+RACE_CMD ?= Concurren|Prefetch|Async|Budget|Interrupt|Killed|BrokenPipe|Rotation|Replay|Serve|Dev
 unit:
-	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run Corpus ./...
+	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./pkg/... ./internal/...
+	$(GO) test -race -count=1 -run '$(RACE_CMD)' ./cmd
 
 # The release of .goreleaser.yaml as a snapshot: every binary, archive, checksum and SBOM in
 # dist/, nothing published. The image needs a Docker daemon; without one it is skipped (make
