@@ -134,24 +134,20 @@ func (p Predictor) Speculate(token any) (any, bool) {
 type Paginator struct {
 	m        *manifest.Paginator
 	strategy Strategy       // nil: NoPagination
-	vars     map[string]any // config and parameters
+	vars     map[string]any // config, parameters and the run's clock
 	pageSize int64          // 0: none set
 	tokenOpt *request.Option
 	sizeOpt  *request.Option
 }
 
-// New prepares the pagination of a stream. m nil means NoPagination. config is the testing
-// values.
-func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
+// New prepares the pagination of a stream. m nil means NoPagination. g are the run's
+// testing values and clock.
+func New(m *manifest.Paginator, g template.Globals) (*Paginator, error) {
 	p := &Paginator{m: m}
 	if m == nil {
 		return p, nil
 	}
-	params := m.Parameters
-	if params == nil {
-		params = map[string]any{}
-	}
-	p.vars = map[string]any{"config": config, "parameters": params}
+	p.vars = g.Vars(m.Parameters)
 	if s := m.Strategy; s != nil && s.Type == manifest.CursorPagination && s.CursorValue == nil {
 		return nil, fmt.Errorf("CursorPagination needs a cursor_value")
 	}
@@ -319,7 +315,7 @@ func (s increment) Next(token any, pg Page) (Decision, error) {
 // cursor is CursorPagination: the next token is what cursor_value reads from the page.
 type cursor struct {
 	s    *manifest.Strategy
-	vars map[string]any // config and parameters
+	vars map[string]any // config, parameters and the run's clock
 	size int64
 }
 

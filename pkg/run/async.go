@@ -283,7 +283,7 @@ func (r *sliceReader) download(ctx context.Context, j *job) error {
 		if a.DownloadTarget != nil {
 			// The CDK sends it with a slice of the polling response alone.
 			tv := newSliceVars(extend(slice.New(nil), map[string]any{"polling_response": j.polling}), st.in).
-				vars(st.o.Config, nil, true)
+				vars(st.o.globals(), nil, true)
 			tv["polling_response"] = j.polling
 			var err error
 			if _, resp, err = r.jobRequest(ctx, a.DownloadTarget, tv); err != nil {
@@ -344,7 +344,7 @@ func (r *sliceReader) jobVars(extra map[string]any) map[string]any {
 	if len(extra) > 0 {
 		sv = newSliceVars(extend(r.sv.s, extra), r.st.in)
 	}
-	v := sv.vars(r.st.o.Config, nil, true)
+	v := sv.vars(r.st.o.globals(), nil, true)
 	for k, x := range extra {
 		v[k] = x
 	}
@@ -403,7 +403,7 @@ func (st *stream) jobHandler(q *manifest.Requester) (*httpx.Handler, error) {
 	if h, ok := st.jobHandlers[q]; ok {
 		return h, nil
 	}
-	h, err := httpx.NewHandler(q.ErrorHandler, st.o.Config)
+	h, err := httpx.NewHandler(q.ErrorHandler, st.o.globals())
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +558,7 @@ func (r *sliceReader) observeJob(ev JobEvent) {
 func (st *stream) whole(t *template.Template, def int) (int, error) {
 	n := def
 	if t != nil {
-		v, err := t.Eval(withParams(map[string]any{"config": st.o.Config}, nil))
+		v, err := t.Eval(st.o.globals().Vars(nil))
 		if err != nil {
 			return 0, err
 		}
@@ -585,7 +585,7 @@ func (o *Options) jobSlots(limit *manifest.JobLimit) (*jobSlots, error) {
 	s.once.Do(func() {
 		n := 1
 		if limit != nil && limit.T != nil {
-			v, err := limit.T.Eval(map[string]any{"config": o.Config, "parameters": map[string]any{}})
+			v, err := limit.T.Eval(o.globals().Vars(nil))
 			if err != nil {
 				s.err = fmt.Errorf("max_concurrent_async_job_count: %w", err)
 				return
