@@ -388,30 +388,28 @@ func (r *sliceReader) jobRequest(ctx context.Context, q *manifest.Requester, var
 	if err != nil {
 		return nil, nil, err
 	}
-	if req.Handler, err = st.jobHandler(q); err != nil {
-		return req, nil, err
-	}
+	req.Handler = st.jobHandlers[q]
 	req.Stream = st.s.Name
 	resp, err := st.send(ctx, req)
 	return req, resp, err
 }
 
-// jobHandler is the error handler of a job's requester, made once.
-func (st *stream) jobHandler(q *manifest.Requester) (*httpx.Handler, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if h, ok := st.jobHandlers[q]; ok {
-		return h, nil
+// jobHandlers are the error handlers of the job requesters of a (creation, polling,
+// download target, abort, delete), made once with the stream, so that the slices read at
+// once share them without a lock. The download requester's is the stream's own.
+func jobHandlers(a *manifest.Async, g template.Globals) (map[*manifest.Requester]*httpx.Handler, error) {
+	hs := map[*manifest.Requester]*httpx.Handler{}
+	for _, q := range []*manifest.Requester{a.Creation, a.Polling, a.DownloadTarget, a.Abort, a.Delete} {
+		if q == nil {
+			continue
+		}
+		h, err := httpx.NewHandler(q.ErrorHandler, g)
+		if err != nil {
+			return nil, err
+		}
+		hs[q] = h
 	}
-	h, err := httpx.NewHandler(q.ErrorHandler, st.o.globals())
-	if err != nil {
-		return nil, err
-	}
-	if st.jobHandlers == nil {
-		st.jobHandlers = map[*manifest.Requester]*httpx.Handler{}
-	}
-	st.jobHandlers[q] = h
-	return h, nil
+	return hs, nil
 }
 
 // jobStatus is the API's status of a job in a polling response: the status_extractor's

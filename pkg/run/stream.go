@@ -62,7 +62,8 @@ type stream struct {
 	// parentCursors are the cursors of the parents whose state the child carries.
 	mu            sync.Mutex
 	parentCursors map[*manifest.Stream]*incremental.Cursor
-	// jobHandlers are the error handlers of an AsyncRetriever's requesters (async.go).
+	// jobHandlers are the error handlers of an AsyncRetriever's job requesters, made with
+	// the stream and only read after (async.go).
 	jobHandlers map[*manifest.Requester]*httpx.Handler
 	// qp is the requester's QueryProperties (nil: none; queryprops.go).
 	qp *queryProps
@@ -95,6 +96,11 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 	st.pag = pag
 	if st.handler, err = httpx.NewHandler(s.Requester.ErrorHandler, g); err != nil {
 		return nil, err
+	}
+	if s.Async != nil {
+		if st.jobHandlers, err = jobHandlers(s.Async, g); err != nil {
+			return nil, err
+		}
 	}
 	st.router, err = slice.NewRouter(s.Router, slice.Env{
 		Globals:    g,
