@@ -15,6 +15,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/protocol"
 	"connector/pkg/session"
+	"connector/pkg/template"
 )
 
 // catalogOptions are the options of `connector airbyte catalog`.
@@ -98,7 +99,7 @@ func catalogRun(ctx context.Context, opts *catalogOptions) error {
 	streams, config := def.Streams, defaultsOnly(def)
 	if opts.config == "" && len(def.Conditional) > 0 {
 		// Without a config, the spec's defaults decide the ConditionalStreams.
-		view, err := dynamic.Choose(def, config)
+		view, err := dynamic.Choose(def, template.Globals{Config: config})
 		if err != nil {
 			return sessionError(opts.io, &session.InvalidError{Err: err})
 		}

@@ -21,6 +21,7 @@ import (
 
 	"connector/pkg/dynamic"
 	"connector/pkg/manifest"
+	"connector/pkg/template"
 	"connector/pkg/transform"
 )
 
@@ -196,10 +197,10 @@ func configStreams(c *cobra.Command, def *manifest.Definition) []*manifest.Strea
 	}
 	quiet := newIOStreams(strings.NewReader(""), io.Discard, io.Discard)
 	vals, _, err := loadTestingValues(quiet, def.File, def.ConnectionSpec, tv.Value.String(), assign, true)
-	if err != nil || transform.MigrateConfig(def.ConfigNormalization, vals.Map) != nil {
+	if err != nil || transform.MigrateConfig(def.ConfigNormalization, template.Globals{Config: vals.Map}) != nil {
 		return nil
 	}
-	streams, err := dynamic.Resolve(context.Background(), &view, vals.Map, func(context.Context, *manifest.Stream, func(rec, sl any)) error {
+	streams, err := dynamic.Resolve(context.Background(), &view, template.Globals{Config: vals.Map}, func(context.Context, *manifest.Stream, func(rec, sl any)) error {
 		return errors.New("no request from completion") // unreachable: config resolvers only
 	})
 	if err != nil {

@@ -323,7 +323,7 @@ func testOne(ctx context.Context, opts *testOptions) (testCase, error) {
 		sink.abort()
 		return tc, err
 	}
-	defer p.Close() // a replay records nothing: Close only gives the templates their clock back
+	defer p.Close() // a replay records nothing: Close writes no file
 	readErr := func() error {
 		states, err := p.openState(stateFlags{})
 		if err != nil {

@@ -35,11 +35,12 @@ type Retrier interface {
 
 // Env is what an authenticator needs from the run.
 type Env struct {
-	// Config is the testing values.
-	Config   map[string]any
+	// Globals are the testing values and the clock the authenticator's templates read.
+	Globals  template.Globals
 	Client   *httpx.Client
 	Redactor *redact.Redactor
-	Now      func() time.Time
+	// Now is the clock of token expiry and of a JWT's iat, nbf and exp.
+	Now func() time.Time
 	// ConfigUpdated is called after a token refresh changed values of the testing values
 	// (refresh_token_updater); it receives the paths and values written.
 	ConfigUpdated func(updates []Update) error
@@ -95,7 +96,7 @@ func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
 	if a == nil || a.Type == manifest.NoAuth {
 		return noAuth{}, nil
 	}
-	vars := map[string]any{"config": env.Config, "parameters": params(a.Parameters)}
+	vars := env.Globals.Vars(a.Parameters)
 	render := renderer{typ: a.Type, vars: vars}.render
 	switch a.Type {
 	case manifest.BasicAuth:
@@ -173,13 +174,6 @@ func (r renderer) render(t *template.Template, field string) (string, error) {
 		s = strings.TrimSpace(s)
 	}
 	return s, nil
-}
-
-func params(p map[string]any) map[string]any {
-	if p == nil {
-		return map[string]any{}
-	}
-	return p
 }
 
 // injectOption renders where an API key or session token goes; unlike a paginator's

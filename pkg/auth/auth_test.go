@@ -16,6 +16,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/redact"
 	"connector/pkg/request"
+	"connector/pkg/template"
 )
 
 // seen is one request an endpoint received.
@@ -67,7 +68,7 @@ func build(t *testing.T, authYAML string, config map[string]any, c *clock, updat
 		c = &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	}
 	a, err := New(loadAuth(t, authYAML), Env{
-		Config: config, Client: &httpx.Client{HTTP: http.DefaultClient, MaxRetries: -1, Redactor: r}, Redactor: r,
+		Globals: template.Globals{Config: config}, Client: &httpx.Client{HTTP: http.DefaultClient, MaxRetries: -1, Redactor: r}, Redactor: r,
 		Now: c.Now, ConfigUpdated: updated,
 	})
 	return a, r, err
@@ -659,7 +660,7 @@ func TestOAuthFormEncodedWhenJSONIsRefused(t *testing.T) {
 			r := &redact.Redactor{}
 			var notes []string
 			a, err := New(loadAuth(t, refreshYAML), Env{
-				Config: refreshConfig(e.URL), Client: &httpx.Client{HTTP: http.DefaultClient, MaxRetries: -1, Redactor: r},
+				Globals: template.Globals{Config: refreshConfig(e.URL)}, Client: &httpx.Client{HTTP: http.DefaultClient, MaxRetries: -1, Redactor: r},
 				Redactor: r, Now: c.Now, FormTokenRequests: tt.formFirst, Note: func(s string) { notes = append(notes, s) },
 			})
 			if err != nil {

@@ -547,7 +547,7 @@ func newProfileAssertion(a *manifest.Authenticator, env Env) (*jwtAuth, error) {
 	if a == nil || a.JWT == nil {
 		return nil, &ConfigError{Msg: "OAuthAuthenticator: use_profile_assertion is true but there is no profile_assertion"}
 	}
-	return newJWT(a, env, map[string]any{"config": env.Config, "parameters": params(a.Parameters)})
+	return newJWT(a, env, env.Globals.Vars(a.Parameters))
 }
 
 // assertionRequest completes the token request of the profile assertion flow: as the

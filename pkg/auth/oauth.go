@@ -160,8 +160,8 @@ func (accessToken) Name() string { return manifest.OAuthAuth }
 func (o *oauth) loadInitial(render func(*template.Template, string) (string, error)) error {
 	var tok, exp string
 	if u := o.def.Updater; u != nil {
-		tok = configString(o.env.Config, u.AccessTokenConfigPath)
-		exp = configString(o.env.Config, u.TokenExpiryDateConfigPath)
+		tok = configString(o.env.Globals.Config, u.AccessTokenConfigPath)
+		exp = configString(o.env.Globals.Config, u.TokenExpiryDateConfigPath)
 	}
 	var err error
 	if tok == "" {

@@ -87,7 +87,7 @@ func newTestOAuth(t *testing.T, srvURL string, c *clock, extra string, config ma
 	config["base_url"], config["client_id"], config["client_secret"], config["refresh_token"] = srvURL, "cid", "csecret", "rtok"
 	r := &redact.Redactor{}
 	a, err := New(loadAuth(t, oauthYAML+extra), Env{
-		Config: config, Client: &httpx.Client{HTTP: http.DefaultClient, MaxRetries: -1}, Redactor: r, Now: c.Now,
+		Globals: template.Globals{Config: config}, Client: &httpx.Client{HTTP: http.DefaultClient, MaxRetries: -1}, Redactor: r, Now: c.Now,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ func newSelective(a *manifest.Authenticator, env Env) (Authenticator, error) {
 	for _, name := range a.Selective.Names {
 		registerSecrets(a.Selective.Alternatives[name], env)
 	}
-	alt, err := a.Select(env.Config)
+	alt, err := a.Select(env.Globals.Config)
 	if err != nil {
 		return nil, &ConfigError{Msg: err.Error()}
 	}
@@ -26,7 +26,7 @@ func registerSecrets(a *manifest.Authenticator, env Env) {
 	if a == nil || env.Redactor == nil {
 		return
 	}
-	vars := map[string]any{"config": env.Config, "parameters": params(a.Parameters)}
+	vars := env.Globals.Vars(a.Parameters)
 	ts := []*template.Template{a.Username, a.Password, a.APIToken}
 	var trees []*manifest.Tree
 	if o := a.OAuth; o != nil {

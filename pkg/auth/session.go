@@ -42,7 +42,7 @@ func newSession(a *manifest.Authenticator, env Env, vars map[string]any) (Authen
 	if err != nil {
 		return nil, fmt.Errorf("%s.login_requester: %w", a.Type, err)
 	}
-	handler, err := httpx.NewHandler(d.Login.ErrorHandler, env.Config)
+	handler, err := httpx.NewHandler(d.Login.ErrorHandler, env.Globals)
 	if err != nil {
 		return nil, fmt.Errorf("%s login_requester error_handler: %w", a.Type, err)
 	}
@@ -68,7 +68,7 @@ func newSession(a *manifest.Authenticator, env Env, vars map[string]any) (Authen
 }
 
 func (s *session) loginVars() map[string]any {
-	return map[string]any{"config": s.env.Config, "parameters": params(s.def.Login.Parameters)}
+	return s.env.Globals.Vars(s.def.Login.Parameters)
 }
 
 // registerSecrets adds the string values of a rendered login option: every value of a body,

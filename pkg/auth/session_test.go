@@ -12,6 +12,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/redact"
 	"connector/pkg/request"
+	"connector/pkg/template"
 )
 
 func TestSessionExpiration(t *testing.T) {
@@ -41,8 +42,8 @@ func TestSessionExpiration(t *testing.T) {
     request_authentication:
       type: ApiKey
       inject_into: {type: RequestOption, inject_into: header, field_name: X-Token}`+tc.expiration), Env{
-			Config: map[string]any{"base_url": srv.URL, "user": "alice", "password": "pw-secret"},
-			Client: &httpx.Client{HTTP: http.DefaultClient, Redactor: r}, Redactor: r, Now: c.Now,
+			Globals: template.Globals{Config: map[string]any{"base_url": srv.URL, "user": "alice", "password": "pw-secret"}},
+			Client:  &httpx.Client{HTTP: http.DefaultClient, Redactor: r}, Redactor: r, Now: c.Now,
 		})
 		if err != nil {
 			t.Fatal(err)

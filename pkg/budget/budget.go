@@ -54,8 +54,9 @@ type policy struct {
 }
 
 // New makes the budget of a run: the templates of its limits and weights are rendered
-// with config. now and sleep are the run's clock and way of waiting (nil: the real ones).
-func New(def *manifest.APIBudget, config map[string]any, now func() time.Time, sleep func(ctx context.Context, d time.Duration) error) (*Budget, error) {
+// with g, the run's testing values and their clock. now and sleep are the run's clock and
+// way of waiting (nil: the real ones).
+func New(def *manifest.APIBudget, g template.Globals, now func() time.Time, sleep func(ctx context.Context, d time.Duration) error) (*Budget, error) {
 	b := &Budget{reset: def.ResetHeader, left: def.RemainingHeader, limitStatuses: def.LimitStatuses,
 		now: now, sleep: sleep, waits: map[string]*Total{}}
 	if b.now == nil {
@@ -64,7 +65,7 @@ func New(def *manifest.APIBudget, config map[string]any, now func() time.Time, s
 	if b.sleep == nil {
 		b.sleep = sleepCtx
 	}
-	vars := map[string]any{"config": config, "parameters": map[string]any{}}
+	vars := g.Vars(nil)
 	for i, pd := range def.Policies {
 		where := fmt.Sprintf("api_budget.policies[%d]", i)
 		p := &policy{def: pd}

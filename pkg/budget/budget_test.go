@@ -10,6 +10,7 @@ import (
 
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
+	"connector/pkg/template"
 )
 
 // load reads a definition whose api_budget is budget (YAML at column 0).
@@ -65,7 +66,7 @@ func (c *clock) Sleep(_ context.Context, d time.Duration) error {
 func newBudget(t *testing.T, def string, config map[string]any) (*Budget, *clock) {
 	t.Helper()
 	c := &clock{now: t0}
-	b, err := New(load(t, def), config, c.Now, c.Sleep)
+	b, err := New(load(t, def), template.Globals{Config: config}, c.Now, c.Sleep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ policies:
     period: PT1M
     call_limit: 2
     matchers: [{weight: 3}]
-`), nil, nil, nil)
+`), template.Globals{}, nil, nil)
 	want := "api_budget.policies[0].matchers[0].weight: a weight of 3 is more than the 2 calls policy 1 (FixedWindowCallRatePolicy: 2 calls per PT1M) allows: such a request could never go"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v\nwant %s", err, want)
@@ -209,7 +210,7 @@ policies:
   - type: MovingWindowCallRatePolicy
     rates: [{limit: "{{ config['n'] }}", interval: PT1S}]
     matchers: []
-`), map[string]any{"n": "many"}, nil, nil)
+`), template.Globals{Config: map[string]any{"n": "many"}}, nil, nil)
 	if want := `api_budget.policies[0].rates[0].limit: "many" is not an integer`; err == nil || err.Error() != want {
 		t.Fatalf("error %v\nwant %s", err, want)
 	}
@@ -263,7 +264,7 @@ policies:
   - type: MovingWindowCallRatePolicy
     rates: [{limit: 5, interval: PT0.05S}]
     matchers: []
-`), nil, nil, nil) // the real clock, in milliseconds: 15 calls take at least 100 ms
+`), template.Globals{}, nil, nil) // the real clock, in milliseconds: 15 calls take at least 100 ms
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"connector/pkg/manifest"
+	"connector/pkg/template"
 	"connector/pkg/transform"
 )
 
@@ -27,12 +28,12 @@ func (e *ConditionError) Unwrap() error { return e.Err }
 // _stream_configs builds the stream list each time it needs one. The condition sees
 // `config` and an empty `parameters` (the CDK passes none), and is true unless it renders to
 // one of the CDK's false values (transform.Truth). config is the values after their
-// normalization, as the CDK's is. A definition without ConditionalStreams is returned as is.
-func Choose(def *manifest.Definition, config map[string]any) (*manifest.Definition, error) {
+// normalization, as the CDK's is (g.Config). A definition without ConditionalStreams is returned as is.
+func Choose(def *manifest.Definition, g template.Globals) (*manifest.Definition, error) {
 	if len(def.Conditional) == 0 {
 		return def, nil
 	}
-	vars := map[string]any{"config": config, "parameters": map[string]any{}}
+	vars := g.Vars(nil)
 	chosen := make([]*manifest.Stream, 0, len(def.Streams))
 	by := map[string]*manifest.ConditionalStreams{} // the chosen streams' names, and whose they are
 	for _, s := range def.Streams {

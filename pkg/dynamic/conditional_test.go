@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"connector/pkg/manifest"
+	"connector/pkg/template"
 )
 
 // conditionalDef has unconditional streams a and d, and three ConditionalStreams: two
@@ -76,7 +77,7 @@ func TestChoose(t *testing.T) {
 		{map[string]any{"variant": "v2", "flag": true}, "a /a, d /d, b /b2, e /e", map[string]manifest.Pos{"c": {Line: 13, Column: 5}}},
 	}
 	for _, tt := range tests {
-		view, err := Choose(def, tt.config)
+		view, err := Choose(def, template.Globals{Config: tt.config})
 		if err != nil {
 			t.Fatalf("%v: %v", tt.config, err)
 		}
@@ -104,7 +105,7 @@ func TestChooseConditionTruth(t *testing.T) {
 		{true, true}, {false, false}, {nil, true}, {0, false}, {"false", false}, {"no", true}, {[]any{}, false},
 	}
 	for _, tt := range tests {
-		view, err := Choose(def, map[string]any{"variant": "v1", "flag": tt.flag})
+		view, err := Choose(def, template.Globals{Config: map[string]any{"variant": "v1", "flag": tt.flag}})
 		if err != nil {
 			t.Fatalf("%#v: %v", tt.flag, err)
 		}
@@ -114,7 +115,7 @@ func TestChooseConditionTruth(t *testing.T) {
 	}
 	// An absent key renders empty (Jinja's undefined): the CDK evaluates its default
 	// "False" instead, false.
-	view, err := Choose(def, map[string]any{})
+	view, err := Choose(def, template.Globals{Config: map[string]any{}})
 	if err != nil || view.Stream("e") != nil {
 		t.Errorf("no flag: e chosen %v, %v", view.Stream("e") != nil, err)
 	}
@@ -125,7 +126,7 @@ func TestChooseConditionTruth(t *testing.T) {
 func TestChooseConditionHasNoParameters(t *testing.T) {
 	src := strings.Replace(conditionalDef, `    condition: "{{ config['flag'] }}"`, `    condition: "{{ parameters.get('flag', 'no flag') }}"
     $parameters: {flag: "", prefix: p}`, 1)
-	view, err := Choose(loadDef(t, src), map[string]any{"flag": true})
+	view, err := Choose(loadDef(t, src), template.Globals{Config: map[string]any{"flag": true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,13 +142,13 @@ func TestChooseConditionHasNoParameters(t *testing.T) {
 // at the ConditionalStreams' position.
 func TestChooseErrors(t *testing.T) {
 	def := loadDef(t, strings.Replace(conditionalDef, `"{{ config.get('variant') != 'v1' }}"`, `"{{ config.get('variant', 'v1') != 'v2' }}"`, 1))
-	_, err := Choose(def, map[string]any{"variant": "v1"})
+	_, err := Choose(def, template.Globals{Config: map[string]any{"variant": "v1"}})
 	want := `def.yaml:19:5: ConditionalStreams: the stream name "b" is used twice: the conditions of this ConditionalStreams and of the one at line 13:5 both hold for the testing values`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
 	def = loadDef(t, strings.Replace(conditionalDef, `"{{ config['flag'] }}"`, `"{{ config['flag'] + 1 }}"`, 1))
-	_, err = Choose(def, map[string]any{"flag": "x"})
+	_, err = Choose(def, template.Globals{Config: map[string]any{"flag": "x"}})
 	var ce *ConditionError
 	if err == nil || !strings.HasPrefix(err.Error(), "def.yaml:23:5: ConditionalStreams: condition: evaluating `{{ config['flag'] + 1 }}`: ") || !errors.As(err, &ce) || ce.Pos != (manifest.Pos{Line: 23, Column: 5}) {
 		t.Errorf("err = %v", err)
@@ -157,7 +158,7 @@ func TestChooseErrors(t *testing.T) {
 // A definition without ConditionalStreams is the definition itself.
 func TestChooseNothing(t *testing.T) {
 	def := loadDef(t, configDef)
-	view, err := Choose(def, nil)
+	view, err := Choose(def, template.Globals{Config: nil})
 	if err != nil || view != def {
 		t.Errorf("view %p, definition %p, %v", view, def, err)
 	}

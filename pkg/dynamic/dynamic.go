@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"connector/pkg/manifest"
+	"connector/pkg/template"
 	"connector/pkg/transform"
 )
 
@@ -35,15 +36,15 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Resolve returns the streams of every dynamic stream definition of def, in order: those of
 // the first definition, then the second's. A stream name already used (by a static stream or
-// another dynamic one) is an error, as in the CDK.
-func Resolve(ctx context.Context, def *manifest.Definition, config map[string]any, read ReadComponents) ([]*manifest.Stream, error) {
+// another dynamic one) is an error, as in the CDK. g are the run's testing values and clock.
+func Resolve(ctx context.Context, def *manifest.Definition, g template.Globals, read ReadComponents) ([]*manifest.Stream, error) {
 	seen := map[string]bool{}
 	for _, s := range def.Streams {
 		seen[s.Name] = true
 	}
 	var out []*manifest.Stream
 	for _, d := range def.Dynamic {
-		streams, err := resolveOne(ctx, d, config, read)
+		streams, err := resolveOne(ctx, d, g, read)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +72,7 @@ type component struct {
 	values, slice any
 }
 
-func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[string]any, read ReadComponents) ([]*manifest.Stream, error) {
+func resolveOne(ctx context.Context, d *manifest.DynamicStream, g template.Globals, read ReadComponents) ([]*manifest.Stream, error) {
 	var comps []component
 	switch d.Type {
 	case manifest.HTTPComponentsResolver:
@@ -84,7 +85,7 @@ func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[strin
 			comps = append(comps, component{values: v})
 		}
 	default:
-		values, err := configComponents(d, config)
+		values, err := configComponents(d, g)
 		if err != nil {
 			return nil, &Error{Dynamic: d.Name, Err: err}
 		}
@@ -94,7 +95,7 @@ func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[strin
 	}
 	var out []*manifest.Stream
 	for i, c := range comps {
-		edits, err := edits(d, c, config)
+		edits, err := edits(d, c, g)
 		if err != nil {
 			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("%s: %w", componentName(d, i), err)}
 		}
@@ -128,14 +129,11 @@ func componentName(d *manifest.DynamicStream, i int) string {
 }
 
 // edits evaluates every mapping of d for one component.
-func edits(d *manifest.DynamicStream, c component, config map[string]any) ([]manifest.Edit, error) {
-	vars := map[string]any{
-		"config":                 config,
-		"parameters":             d.Parameters,
-		"components_values":      c.values,
-		"stream_template_config": d.TemplateConfig(),
-		"stream_slice":           c.slice,
-	}
+func edits(d *manifest.DynamicStream, c component, g template.Globals) ([]manifest.Edit, error) {
+	vars := g.Vars(d.Parameters)
+	vars["components_values"] = c.values
+	vars["stream_template_config"] = d.TemplateConfig()
+	vars["stream_slice"] = c.slice
 	if c.slice == nil {
 		vars["stream_slice"] = map[string]any{}
 	}
@@ -196,8 +194,9 @@ func parseYAML(s string) any {
 // followed by default_values; then every combination of one item of each list, merged (a
 // mapping's keys are laid over the others'; any other item is kept as
 // source_config_N: [index, item]).
-func configComponents(d *manifest.DynamicStream, config map[string]any) ([]any, error) {
-	vars := map[string]any{"config": config, "parameters": d.Parameters}
+func configComponents(d *manifest.DynamicStream, g template.Globals) ([]any, error) {
+	config := g.Config
+	vars := g.Vars(d.Parameters)
 	var lists [][]any
 	for _, sc := range d.Configs {
 		path := make([]string, len(sc.Pointer))

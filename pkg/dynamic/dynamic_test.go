@@ -70,7 +70,7 @@ func TestConfigComponents(t *testing.T) {
 		},
 		"regions": "eu",
 	}
-	streams, err := Resolve(context.Background(), def, config, nil)
+	streams, err := Resolve(context.Background(), def, template.Globals{Config: config}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestConfigComponentsDuplicateName(t *testing.T) {
 		t.Fatal(diags)
 	}
 	config := map[string]any{"reports": []any{map[string]any{"name": "a", "fields": []any{}}, map[string]any{"name": "a", "fields": []any{}}}, "regions": []any{}}
-	_, err := Resolve(context.Background(), def, config, nil)
+	_, err := Resolve(context.Background(), def, template.Globals{Config: config}, nil)
 	if err == nil || err.Error() != `dynamic stream dynamic_stream_0: the stream name "a_global" is used twice; please check your configuration` {
 		t.Errorf("err = %v", err)
 	}
@@ -134,7 +134,7 @@ func TestConfigComponentsConditionNoneHolds(t *testing.T) {
 		"reports": []any{map[string]any{"name": "a", "fields": []any{}}, map[string]any{"name": "b", "fields": []any{}, "skip": false}},
 		"regions": "eu",
 	}
-	streams, err := Resolve(context.Background(), def, config, nil)
+	streams, err := Resolve(context.Background(), def, template.Globals{Config: config}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

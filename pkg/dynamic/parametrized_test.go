@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"connector/pkg/manifest"
+	"connector/pkg/template"
 )
 
 // parametrizedDef makes a stream per entry of list_of_parameters_for_stream. The template
@@ -68,7 +69,7 @@ func resolveParametrized(t *testing.T, src string, config map[string]any) ([]*ma
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	return Resolve(context.Background(), def, config, nil)
+	return Resolve(context.Background(), def, template.Globals{Config: config}, nil)
 }
 
 // describeStream is "name path page_size params headers" of a made stream.

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"regexp"
@@ -46,7 +47,7 @@ func (h *Handler) setsRetries() bool { return h != nil && h.retriesSet }
 type filter struct {
 	def   *manifest.ResponseFilter
 	codes map[int]bool
-	vars  map[string]any // config and parameters
+	vars  map[string]any // config, parameters and the run's clock (template.Globals.Vars)
 }
 
 type backoff struct {
@@ -59,23 +60,17 @@ type backoff struct {
 	minWait    float64 // < 0: none
 }
 
-// NewHandler binds def to the testing values config: the fields that are templates on
-// config (factors, waits, header names, max_retries) are evaluated once here. A nil def
-// gives a nil handler (the default behaviour).
-func NewHandler(def *manifest.ErrorHandler, config map[string]any) (*Handler, error) {
+// NewHandler binds def to the run's testing values and clock g: the fields that are
+// templates on config (factors, waits, header names, max_retries) are evaluated once here.
+// A nil def gives a nil handler (the default behaviour).
+func NewHandler(def *manifest.ErrorHandler, g template.Globals) (*Handler, error) {
 	if def == nil {
 		return nil, nil
-	}
-	vars := func(params map[string]any) map[string]any {
-		if params == nil {
-			params = map[string]any{}
-		}
-		return map[string]any{"config": config, "parameters": params}
 	}
 	if def.Type == manifest.CompositeErrorHandler {
 		h := &Handler{composite: true}
 		for _, c := range def.Handlers {
-			child, err := NewHandler(c, config)
+			child, err := NewHandler(c, g)
 			if err != nil {
 				return nil, err
 			}
@@ -88,7 +83,7 @@ func NewHandler(def *manifest.ErrorHandler, config map[string]any) (*Handler, er
 		}
 		return h, nil
 	}
-	v := vars(def.Parameters)
+	v := g.Vars(def.Parameters)
 	h := &Handler{maxRetries: defaultMaxRetries, maxTime: defaultMaxTime}
 	where := fmt.Sprintf("%s at line %d", def.Type, def.Pos.Line)
 	if def.MaxRetries != nil {
@@ -112,14 +107,14 @@ func NewHandler(def *manifest.ErrorHandler, config map[string]any) (*Handler, er
 		h.maxTime = time.Duration(n * float64(time.Second))
 	}
 	for _, f := range def.Filters {
-		bf := &filter{def: f, codes: map[int]bool{}, vars: vars(f.Parameters)}
+		bf := &filter{def: f, codes: map[int]bool{}, vars: g.Vars(f.Parameters)}
 		for _, c := range f.HTTPCodes {
 			bf.codes[c] = true
 		}
 		h.filters = append(h.filters, bf)
 	}
 	for _, s := range def.Backoff {
-		b, err := bindBackoff(s, config)
+		b, err := bindBackoff(s, g)
 		if err != nil {
 			return nil, err
 		}
@@ -128,12 +123,8 @@ func NewHandler(def *manifest.ErrorHandler, config map[string]any) (*Handler, er
 	return h, nil
 }
 
-func bindBackoff(s *manifest.BackoffStrategy, config map[string]any) (*backoff, error) {
-	params := s.Parameters
-	if params == nil {
-		params = map[string]any{}
-	}
-	v := map[string]any{"config": config, "parameters": params}
+func bindBackoff(s *manifest.BackoffStrategy, g template.Globals) (*backoff, error) {
+	v := g.Vars(s.Parameters)
 	where := fmt.Sprintf("%s at line %d", s.Type, s.Pos.Line)
 	b := &backoff{typ: s.Type, factor: defaultFactor, maxWaiting: -1, minWait: -1}
 	var err error
@@ -297,11 +288,12 @@ func (f *filter) match(o *outcome) (decision, bool) {
 	return d, true
 }
 
+// responseVars are the filter's variables (config, parameters, the run's clock) and the
+// response's, in a map of their own.
 func (f *filter) responseVars(o *outcome) map[string]any {
-	return map[string]any{
-		"config": f.vars["config"], "parameters": f.vars["parameters"],
-		"response": o.json(), "headers": headerMap(o.resp.Header),
-	}
+	v := maps.Clone(f.vars)
+	v["response"], v["headers"] = o.json(), headerMap(o.resp.Header)
+	return v
 }
 
 // errorMessage is the error text of a response: the first of the usual error keys of a

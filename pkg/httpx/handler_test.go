@@ -13,6 +13,7 @@ import (
 
 	"connector/pkg/manifest"
 	"connector/pkg/redact"
+	"connector/pkg/template"
 )
 
 // handlerFrom loads a definition whose requester has the error_handler block (YAML at
@@ -29,7 +30,7 @@ func handlerFrom(t *testing.T, block string, config map[string]any) *Handler {
 	if diags.HasErrors() {
 		t.Fatalf("definition does not load:\n%v\n%s", diags, b.String())
 	}
-	h, err := NewHandler(def.Streams[0].Requester.ErrorHandler, config)
+	h, err := NewHandler(def.Streams[0].Requester.ErrorHandler, template.Globals{Config: config})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,12 +297,12 @@ streams:
 		t.Fatal(diags)
 	}
 	eh := def.Streams[0].Requester.ErrorHandler
-	_, err := NewHandler(eh, map[string]any{"n": "three", "f": 1})
+	_, err := NewHandler(eh, template.Globals{Config: map[string]any{"n": "three", "f": 1}})
 	want := "error_handler: `max_retries` of the DefaultErrorHandler at line 8 must be a number, but \"{{ config['n'] }}\" gives \"three\""
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
 	}
-	_, err = NewHandler(eh, map[string]any{"n": 2, "f": "x"})
+	_, err = NewHandler(eh, template.Globals{Config: map[string]any{"n": 2, "f": "x"}})
 	want = "error_handler: `factor` of the ExponentialBackoffStrategy at line 10 must be a number, but \"{{ config['f'] }}\" gives \"x\""
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)

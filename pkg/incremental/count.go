@@ -77,7 +77,7 @@ type countCursor struct {
 }
 
 func newCountCursor(m *manifest.Incremental, env Env, st *record.Object) (*countCursor, error) {
-	vars := map[string]any{"config": env.Config, "parameters": params(m.Parameters)}
+	vars := env.Globals.Vars(m.Parameters)
 	field, err := m.CursorField.Render(vars)
 	if err != nil {
 		return nil, fmt.Errorf("cursor_field: %w", err)

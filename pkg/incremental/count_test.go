@@ -29,7 +29,7 @@ func countSpec(t *testing.T, start string) *manifest.Incremental {
 
 func TestCountCursorStart(t *testing.T) {
 	t.Parallel()
-	env := Env{Config: map[string]any{"start_seq": 4}}
+	env := Env{Globals: template.Globals{Config: map[string]any{"start_seq": 4}}}
 	tests := []struct{ name, start, state, want string }{
 		{"no start_value: 0", "", "", "0"},
 		{"start_value as a string", "4", "", "4"},

@@ -12,6 +12,7 @@ import (
 	"connector/pkg/record"
 	"connector/pkg/request"
 	"connector/pkg/slice"
+	"connector/pkg/template"
 )
 
 // A Cursor driven as a read drives it: its slices taken in order, each one's request built
@@ -71,7 +72,7 @@ func cursorOf(t *testing.T, s *manifest.Stream, state string, env Env) *Cursor {
 }
 
 func newCursor(s *manifest.Stream, state string, env Env) (*Cursor, error) {
-	router, err := slice.NewRouter(s.Router, slice.Env{Config: env.Config})
+	router, err := slice.NewRouter(s.Router, slice.Env{Globals: env.Globals})
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ end_time_option: {type: RequestOption, inject_into: header, field_name: X-To}`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := cursorOf(t, streamOf(t, tt.inc, ""), tt.state, Env{Config: map[string]any{"start": "2024-01-01"}})
+			c := cursorOf(t, streamOf(t, tt.inc, ""), tt.state, Env{Globals: template.Globals{Config: map[string]any{"start": "2024-01-01"}}})
 			same(t, read(t, c, tt.answers, nil), tt.want)
 		})
 	}
@@ -544,7 +545,7 @@ func TestStateErrorsName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newCursor(streamOf(t, tt.inc, tt.router), tt.state, Env{Config: map[string]any{"start": "2024-01-01"}})
+			_, err := newCursor(streamOf(t, tt.inc, tt.router), tt.state, Env{Globals: template.Globals{Config: map[string]any{"start": "2024-01-01"}}})
 			var se *StateError
 			if !errors.As(err, &se) {
 				t.Fatalf("error = %v, want a *StateError", err)
@@ -588,7 +589,7 @@ func TestCursorFieldErrors(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := newCursor(streamOf(t, tt.inc, ""), "", Env{Config: tt.config})
+			_, err := newCursor(streamOf(t, tt.inc, ""), "", Env{Globals: template.Globals{Config: tt.config}})
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("error = %v\nwant it to start with %q", err, tt.want)
 			}
@@ -606,7 +607,7 @@ start_datetime: {type: MinMaxDatetime, datetime: "2023-01-01", min_datetime: "{{
 end_datetime: {type: MinMaxDatetime, datetime: "2025-01-01", max_datetime: "2024-02-01", datetime_format: "%Y-%m-%d"}
 start_time_option: {type: RequestOption, inject_into: request_parameter, field_name: s}
 end_time_option: {type: RequestOption, inject_into: request_parameter, field_name: e}`, "")
-	c := cursorOf(t, s, "", Env{Config: map[string]any{"min": "2024-01-15"}})
+	c := cursorOf(t, s, "", Env{Globals: template.Globals{Config: map[string]any{"min": "2024-01-15"}}})
 	same(t, read(t, c, nil, nil), []string{"GET ?s=2024-01-15&e=2024-02-01", `state {"u":"2024-01-15"}`, `final {"u":"2024-01-15"}`})
 }
 
@@ -647,7 +648,7 @@ func TestStateTime(t *testing.T) {
 
 // Reduce starts a slice again from the newest cursor value its records reached.
 func TestReduce(t *testing.T) {
-	c := cursorOf(t, streamOf(t, daily, ""), "", Env{Config: map[string]any{"start": "2024-01-01"}})
+	c := cursorOf(t, streamOf(t, daily, ""), "", Env{Globals: template.Globals{Config: map[string]any{"start": "2024-01-01"}}})
 	var first *record.Object
 	for sl := range c.Slices(context.Background()) {
 		tr := c.Track(sl)

@@ -29,7 +29,7 @@ type spec struct {
 
 // newSpec evaluates a DatetimeBasedCursor's fields with the config.
 func newSpec(m *manifest.Incremental, env Env) (*spec, error) {
-	vars := map[string]any{"config": env.Config, "parameters": params(m.Parameters)}
+	vars := env.Globals.Vars(m.Parameters)
 	render := func(t *template.Template, field string) (string, error) {
 		if t == nil {
 			return "", nil
@@ -148,13 +148,6 @@ func minMax(d *manifest.DatetimeValue, cursorFormat string, vars map[string]any,
 		t = hi
 	}
 	return t, nil
-}
-
-func params(p map[string]any) map[string]any {
-	if p == nil {
-		return map[string]any{}
-	}
-	return p
 }
 
 // interval is a part of the time line read whole: the CDK's {start, end,

@@ -28,7 +28,8 @@ import (
 
 // Env is what a cursor needs from the read.
 type Env struct {
-	Config map[string]any
+	// Globals are the run's testing values and the clock of its templates.
+	Globals template.Globals
 	// Now is the clock of the default end_datetime (nil: time.Now).
 	Now func() time.Time
 	// Warn hears notes meant for the user.
@@ -354,7 +355,7 @@ func StateTime(m *manifest.Incremental, st *record.Object, env Env) (time.Time, 
 	if m.Type != manifest.DatetimeCursor || st == nil {
 		return time.Time{}, false
 	}
-	vars := map[string]any{"config": env.Config, "parameters": params(m.Parameters)}
+	vars := env.Globals.Vars(m.Parameters)
 	field, err := m.CursorField.Render(vars)
 	if err != nil {
 		return time.Time{}, false

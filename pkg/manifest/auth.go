@@ -625,7 +625,7 @@ func CheckGrantType(def *Definition, config map[string]any) error {
 		return nil
 	}
 	t := def.Authenticator.OAuth.GrantType
-	g, err := t.Render(map[string]any{"config": config, "parameters": def.Authenticator.Parameters})
+	g, err := t.Render(template.Globals{Config: config}.Vars(def.Authenticator.Parameters))
 	if err != nil {
 		return fmt.Errorf("evaluate the OAuth grant_type: %w", err)
 	}

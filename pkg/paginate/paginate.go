@@ -89,24 +89,20 @@ type Paginator struct {
 	m        *manifest.Paginator
 	strategy Strategy       // nil: NoPagination
 	kind     kind           // the strategy's kind
-	vars     map[string]any // config and parameters
+	vars     map[string]any // config, parameters and the run's clock
 	pageSize int64          // 0: none set
 	tokenOpt *request.Option
 	sizeOpt  *request.Option
 }
 
-// New prepares the pagination of a stream. m nil means NoPagination. config is the testing
-// values.
-func New(m *manifest.Paginator, config map[string]any) (*Paginator, error) {
+// New prepares the pagination of a stream. m nil means NoPagination. g are the run's
+// testing values and clock.
+func New(m *manifest.Paginator, g template.Globals) (*Paginator, error) {
 	p := &Paginator{m: m}
 	if m == nil {
 		return p, nil
 	}
-	params := m.Parameters
-	if params == nil {
-		params = map[string]any{}
-	}
-	p.vars = map[string]any{"config": config, "parameters": params}
+	p.vars = g.Vars(m.Parameters)
 	if s := m.Strategy; s != nil && s.PageSize != nil {
 		v, err := s.PageSize.Eval(p.vars)
 		if err != nil {

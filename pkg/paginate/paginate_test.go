@@ -76,7 +76,7 @@ func newPaginator(t *testing.T, s spec) *Paginator {
 		PageTokenOption: opt(t, s.token),
 		PageSizeOption:  opt(t, s.sizeOpt),
 	}
-	p, err := New(m, map[string]any{"page_size": int64(3)})
+	p, err := New(m, template.Globals{Config: map[string]any{"page_size": int64(3)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestNextCursor(t *testing.T) {
 }
 
 func TestNoPagination(t *testing.T) {
-	p, err := New(nil, nil)
+	p, err := New(nil, template.Globals{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,12 +272,12 @@ func TestNewRejectsBadStrategies(t *testing.T) {
 		"many": `page_size "many" is not an integer: 'many' is not an integer`,
 	} {
 		m := &manifest.Paginator{Strategy: &manifest.Strategy{Type: manifest.OffsetIncrement, PageSize: compile(t, src, sizeVars)}}
-		_, err := New(m, nil)
+		_, err := New(m, template.Globals{})
 		if err == nil || err.Error() != want {
 			t.Errorf("page_size %q: error %v, want %q", src, err, want)
 		}
 	}
-	_, err := New(&manifest.Paginator{Strategy: &manifest.Strategy{Type: manifest.CursorPagination}}, nil)
+	_, err := New(&manifest.Paginator{Strategy: &manifest.Strategy{Type: manifest.CursorPagination}}, template.Globals{})
 	if want := "CursorPagination needs a cursor_value"; err == nil || err.Error() != want {
 		t.Errorf("cursor without cursor_value: error %v, want %q", err, want)
 	}

@@ -347,7 +347,7 @@ func CursorOf(s *manifest.Stream, config map[string]any) (string, bool) {
 	if inc == nil || inc.CursorField == nil {
 		return "", false
 	}
-	field, err := inc.CursorField.Render(map[string]any{"config": config, "parameters": inc.Parameters})
+	field, err := inc.CursorField.Render(template.Globals{Config: config}.Vars(inc.Parameters))
 	if err != nil {
 		return "", false
 	}

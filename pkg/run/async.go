@@ -283,7 +283,7 @@ func (r *sliceReader) download(ctx context.Context, j *job) error {
 		if a.DownloadTarget != nil {
 			// The CDK sends it with a slice of the polling response alone.
 			tv := newSliceVars(extend(slice.New(nil), map[string]any{"polling_response": j.polling}), st.in).
-				vars(st.o.Config, nil, true)
+				vars(st.o.globals(), nil, true)
 			tv["polling_response"] = j.polling
 			var err error
 			if _, resp, err = r.jobRequest(ctx, a.DownloadTarget, tv); err != nil {
@@ -344,7 +344,7 @@ func (r *sliceReader) jobVars(extra map[string]any) map[string]any {
 	if len(extra) > 0 {
 		sv = newSliceVars(extend(r.sv.s, extra), r.st.in)
 	}
-	v := sv.vars(r.st.o.Config, nil, true)
+	v := sv.vars(r.st.o.globals(), nil, true)
 	for k, x := range extra {
 		v[k] = x
 	}
@@ -388,30 +388,28 @@ func (r *sliceReader) jobRequest(ctx context.Context, q *manifest.Requester, var
 	if err != nil {
 		return nil, nil, err
 	}
-	if req.Handler, err = st.jobHandler(q); err != nil {
-		return req, nil, err
-	}
+	req.Handler = st.jobHandlers[q]
 	req.Stream = st.s.Name
 	resp, err := st.send(ctx, req)
 	return req, resp, err
 }
 
-// jobHandler is the error handler of a job's requester, made once.
-func (st *stream) jobHandler(q *manifest.Requester) (*httpx.Handler, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if h, ok := st.jobHandlers[q]; ok {
-		return h, nil
+// jobHandlers are the error handlers of the job requesters of a (creation, polling,
+// download target, abort, delete), made once with the stream, so that the slices read at
+// once share them without a lock. The download requester's is the stream's own.
+func jobHandlers(a *manifest.Async, g template.Globals) (map[*manifest.Requester]*httpx.Handler, error) {
+	hs := map[*manifest.Requester]*httpx.Handler{}
+	for _, q := range []*manifest.Requester{a.Creation, a.Polling, a.DownloadTarget, a.Abort, a.Delete} {
+		if q == nil {
+			continue
+		}
+		h, err := httpx.NewHandler(q.ErrorHandler, g)
+		if err != nil {
+			return nil, err
+		}
+		hs[q] = h
 	}
-	h, err := httpx.NewHandler(q.ErrorHandler, st.o.Config)
-	if err != nil {
-		return nil, err
-	}
-	if st.jobHandlers == nil {
-		st.jobHandlers = map[*manifest.Requester]*httpx.Handler{}
-	}
-	st.jobHandlers[q] = h
-	return h, nil
+	return hs, nil
 }
 
 // jobStatus is the API's status of a job in a polling response: the status_extractor's
@@ -558,7 +556,7 @@ func (r *sliceReader) observeJob(ev JobEvent) {
 func (st *stream) whole(t *template.Template, def int) (int, error) {
 	n := def
 	if t != nil {
-		v, err := t.Eval(withParams(map[string]any{"config": st.o.Config}, nil))
+		v, err := t.Eval(st.o.globals().Vars(nil))
 		if err != nil {
 			return 0, err
 		}
@@ -585,7 +583,7 @@ func (o *Options) jobSlots(limit *manifest.JobLimit) (*jobSlots, error) {
 	s.once.Do(func() {
 		n := 1
 		if limit != nil && limit.T != nil {
-			v, err := limit.T.Eval(map[string]any{"config": o.Config, "parameters": map[string]any{}})
+			v, err := limit.T.Eval(o.globals().Vars(nil))
 			if err != nil {
 				s.err = fmt.Errorf("max_concurrent_async_job_count: %w", err)
 				return

@@ -17,6 +17,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/redact"
+	"connector/pkg/template"
 )
 
 // AsyncRetriever end to end: a definition read against a local job API, the exact requests
@@ -180,7 +181,7 @@ func asyncRead(t *testing.T, api *jobAPI, extra string, opts ...func(*Options)) 
 	cfg := map[string]any{"base_url": api.URL, "api_key": "tok"}
 	clock := &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	client := &httpx.Client{HTTP: &http.Client{}, Redactor: &redact.Redactor{}, Sleep: clock.Sleep, Now: clock.Now}
-	a, err := auth.New(d.Authenticator, auth.Env{Config: cfg, Client: client, Redactor: client.Redactor, Now: clock.Now})
+	a, err := auth.New(d.Authenticator, auth.Env{Globals: template.Globals{Config: cfg}, Client: client, Redactor: client.Redactor, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

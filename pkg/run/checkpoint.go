@@ -71,7 +71,7 @@ func (e *StateError) Error() string {
 func (e *StateError) Unwrap() error { return e.Err }
 
 func (o *Options) cursorEnv(warn func(string)) incremental.Env {
-	return incremental.Env{Config: o.Config, Now: o.Now, Warn: warn}
+	return incremental.Env{Globals: o.globals(), Now: o.Now, Warn: warn}
 }
 
 // newCursor makes the incremental cursor of a stream over its router.
@@ -230,7 +230,7 @@ func (o *Options) pastRetention(s *manifest.Stream, in *record.Object) bool {
 	}
 	period := d.APIRetentionPeriod
 	if t, err := template.Compile(period, []string{"config"}); err == nil {
-		if text, err := t.Render(map[string]any{"config": o.Config}); err == nil {
+		if text, err := t.Render(o.globals().Vars(nil)); err == nil {
 			period = text
 		}
 	}

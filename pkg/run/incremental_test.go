@@ -14,6 +14,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/record"
 	"connector/pkg/redact"
+	"connector/pkg/template"
 )
 
 // Incremental streams read against a local API: the exact requests, records and
@@ -36,7 +37,7 @@ func readWith(t *testing.T, api *partAPI, def, stream string, opts func(o *Optio
 	}
 	cfg := map[string]any{"base_url": api.URL}
 	client := &httpx.Client{HTTP: &http.Client{}, Redactor: &redact.Redactor{}}
-	a, err := auth.New(d.Authenticator, auth.Env{Config: cfg, Client: client, Redactor: client.Redactor, Now: time.Now})
+	a, err := auth.New(d.Authenticator, auth.Env{Globals: template.Globals{Config: cfg}, Client: client, Redactor: client.Redactor, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -209,7 +209,7 @@ type selector struct {
 func (r *sliceReader) newSelector(p *fetched) *selector {
 	sel := &selector{r: r}
 	if r.st.s.Selector.Filter != nil || r.st.transform != nil {
-		sel.vars = r.sv.vars(r.st.o.Config, p.token, p.first)
+		sel.vars = r.sv.vars(r.st.o.globals(), p.token, p.first)
 	}
 	if r.st.transform != nil {
 		sel.batch = r.st.transform.Batch(sel.vars)

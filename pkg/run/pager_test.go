@@ -17,6 +17,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/record"
 	"connector/pkg/redact"
+	"connector/pkg/template"
 )
 
 // offsetStream loads a definition of one stream "items" at base/items, OffsetIncrement
@@ -55,7 +56,7 @@ func loadStream(t *testing.T, def string) (*Options, *manifest.Stream) {
 		t.Fatalf("definition: %v", diags)
 	}
 	client := &httpx.Client{HTTP: &http.Client{}, Redactor: &redact.Redactor{}}
-	a, err := auth.New(d.Authenticator, auth.Env{Config: map[string]any{}, Client: client, Redactor: client.Redactor, Now: time.Now})
+	a, err := auth.New(d.Authenticator, auth.Env{Globals: template.Globals{Config: map[string]any{}}, Client: client, Redactor: client.Redactor, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

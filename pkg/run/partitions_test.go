@@ -18,6 +18,7 @@ import (
 	"connector/pkg/httpx"
 	"connector/pkg/manifest"
 	"connector/pkg/redact"
+	"connector/pkg/template"
 )
 
 // The partition routers end to end: a definition read against a local API, the exact
@@ -156,7 +157,7 @@ func partitionsRead(t *testing.T, api *partAPI, def, stream string, config map[s
 		cfg[k] = v
 	}
 	client := &httpx.Client{HTTP: &http.Client{}, Redactor: &redact.Redactor{}}
-	a, err := auth.New(d.Authenticator, auth.Env{Config: cfg, Client: client, Redactor: client.Redactor, Now: time.Now})
+	a, err := auth.New(d.Authenticator, auth.Env{Globals: template.Globals{Config: cfg}, Client: client, Redactor: client.Redactor, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"connector/pkg/auth"
 	"connector/pkg/httpx"
 	"connector/pkg/paginate"
+	"connector/pkg/template"
 )
 
 // jumpy is an offset strategy with state: it counts its calls (unsynchronized, so -race
@@ -395,7 +396,7 @@ streams:
         extractor: {field_path: [data]}
 `, api.URL, api.URL))
 	cfg := map[string]any{"id": "the-id", "secret": "the-secret"}
-	a, err := auth.New(s.Requester.Authenticator, auth.Env{Config: cfg, Client: o.Client, Redactor: o.Client.Redactor})
+	a, err := auth.New(s.Requester.Authenticator, auth.Env{Globals: template.Globals{Config: cfg}, Client: o.Client, Redactor: o.Client.Redactor})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func (st *stream) propertyChunks(ctx context.Context) ([][]string, error) {
 // readProperties reads the property names of a PropertiesFromEndpoint, reporting its pages
 // to the observer as the properties of st.
 func (st *stream) readProperties(ctx context.Context, pe *manifest.PropertiesFromEndpoint) ([]string, error) {
-	path, err := renderPath(pe.FieldPath, map[string]any{"config": st.o.Config, "parameters": pe.Parameters})
+	path, err := renderPath(pe.FieldPath, st.o.globals().Vars(pe.Parameters))
 	if err != nil {
 		return nil, fmt.Errorf("property_field_path: %w", err)
 	}

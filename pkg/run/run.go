@@ -31,6 +31,7 @@ import (
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/slice"
+	"connector/pkg/template"
 )
 
 // Emitter receives the records of a read.
@@ -130,6 +131,10 @@ type Options struct {
 	Checkpoint func(cp Checkpoint)
 	// Now is the clock of incremental streams' default end_datetime (nil: time.Now).
 	Now func() time.Time
+	// TemplateNow is the clock that now_utc(), today_utc(), today_with_timezone() and
+	// day_delta() read in the read's templates (nil: the machine's); a replay's is its
+	// recording's.
+	TemplateNow func() time.Time
 	// ShowRecords is how many records of each page a PageEvent carries (paginate-trace
 	// --show-records).
 	ShowRecords int
@@ -142,6 +147,12 @@ type Options struct {
 	strategy paginate.Strategy
 	// jobs counts the asynchronous jobs running in the read (async.go).
 	jobs *jobSlots
+}
+
+// globals are what every template of the read sees besides its component's own variables:
+// the testing values and the templates' clock.
+func (o *Options) globals() template.Globals {
+	return template.Globals{Config: o.Config, Now: o.TemplateNow}
 }
 
 // authFor is the authenticator of a requester's authenticator a.

@@ -57,7 +57,7 @@ func (st *stream) loadSchema(ctx context.Context) error {
 	if res.Err != nil {
 		return fmt.Errorf("schema_loader: %w", res.Err)
 	}
-	s, err := schema.Build(d, st.o.Config, first)
+	s, err := schema.Build(d, st.o.globals(), first)
 	if err != nil {
 		return fmt.Errorf("schema_loader: %w", err)
 	}

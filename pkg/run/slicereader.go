@@ -157,7 +157,7 @@ func (r *sliceReader) readPages(ctx context.Context) (err error) {
 
 // lazyPage is the first page of a slice as its parent record holds it.
 func (r *sliceReader) lazyPage(body []byte) (*fetched, error) {
-	vars := r.sv.vars(r.st.o.Config, r.st.pag.Initial(), true)
+	vars := r.sv.vars(r.st.o.globals(), r.st.pag.Initial(), true)
 	path, err := r.st.fieldPath(vars)
 	if err != nil {
 		return nil, err

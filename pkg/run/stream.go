@@ -62,7 +62,8 @@ type stream struct {
 	// parentCursors are the cursors of the parents whose state the child carries.
 	mu            sync.Mutex
 	parentCursors map[*manifest.Stream]*incremental.Cursor
-	// jobHandlers are the error handlers of an AsyncRetriever's requesters (async.go).
+	// jobHandlers are the error handlers of an AsyncRetriever's job requesters, made with
+	// the stream and only read after (async.go).
 	jobHandlers map[*manifest.Requester]*httpx.Handler
 	// qp is the requester's QueryProperties (nil: none; queryprops.go).
 	qp *queryProps
@@ -84,7 +85,8 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 			return nil, err
 		}
 	}
-	pag, err := paginate.New(s.Paginator, o.Config)
+	g := o.globals()
+	pag, err := paginate.New(s.Paginator, g)
 	if err != nil {
 		return nil, fmt.Errorf("paginator: %w", err)
 	}
@@ -92,11 +94,16 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 		pag = pag.WithStrategy(o.strategy)
 	}
 	st.pag = pag
-	if st.handler, err = httpx.NewHandler(s.Requester.ErrorHandler, o.Config); err != nil {
+	if st.handler, err = httpx.NewHandler(s.Requester.ErrorHandler, g); err != nil {
 		return nil, err
 	}
+	if s.Async != nil {
+		if st.jobHandlers, err = jobHandlers(s.Async, g); err != nil {
+			return nil, err
+		}
+	}
 	st.router, err = slice.NewRouter(s.Router, slice.Env{
-		Config:     o.Config,
+		Globals:    g,
 		ReadParent: st.readParent,
 		Skipped: func(parent, key string, n int) {
 			st.skipped = append(st.skipped, Skipped{Parent: parent, ParentKey: key, Records: n})
@@ -105,7 +112,7 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 	if err != nil {
 		return nil, fmt.Errorf("partition_router: %w", err)
 	}
-	if st.transform, err = transform.New(s.Transformations, o.Config); err != nil {
+	if st.transform, err = transform.New(s.Transformations, g); err != nil {
 		return nil, err
 	}
 	if s.Selector.Normalization == manifest.NormalizationDefault {
@@ -253,7 +260,7 @@ func reapply(ctx context.Context, a auth.Authenticator, req *httpx.Request) erro
 // build assembles the request for one page of sl, and renders the field path its records
 // are read from.
 func (st *stream) build(ctx context.Context, sl *sliceVars, token any, first bool, prevURL string) (*httpx.Request, []string, error) {
-	vars := sl.vars(st.o.Config, token, first)
+	vars := sl.vars(st.o.globals(), token, first)
 	path, err := st.fieldPath(vars)
 	if err != nil {
 		return nil, nil, err

@@ -6,6 +6,7 @@ import (
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/slice"
+	"connector/pkg/template"
 )
 
 // sliceVars is what the template variables of every page of a slice share. The CDK's
@@ -30,12 +31,13 @@ func newSliceVars(sl *slice.Slice, state *record.Object) *sliceVars {
 	}}
 }
 
-// vars are the template variables of one page of the slice — config, next_page_token and
-// the slice's — built once per page. A component adds its own parameters (withParams).
-func (sv *sliceVars) vars(config map[string]any, token any, first bool) map[string]any {
-	v := make(map[string]any, len(sv.base)+3)
+// vars are the template variables of one page of the slice — the read's globals (config
+// and the templates' clock), next_page_token and the slice's — built once per page. A
+// component adds its own parameters (withParams).
+func (sv *sliceVars) vars(g template.Globals, token any, first bool) map[string]any {
+	v := make(map[string]any, len(sv.base)+4)
 	maps.Copy(v, sv.base)
-	v["config"] = config
+	g.Set(v)
 	v["next_page_token"] = paginate.NextPageToken(first, token)
 	return v
 }

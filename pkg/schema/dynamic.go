@@ -38,8 +38,8 @@ var airbyteTypes = map[string]string{
 // the properties are then filtered by schema_filter and transformed by
 // schema_transformations. An entry without a string name, or a type that is not an Airbyte
 // data type, fails the build with the CDK's message.
-func Build(d *manifest.DynamicSchema, config map[string]any, rec any) (*record.Object, error) {
-	b := builder{d: d, config: config}
+func Build(d *manifest.DynamicSchema, g template.Globals, rec any) (*record.Object, error) {
+	b := builder{d: d, g: g}
 	props := &record.Object{}
 	if rec != nil && !isEmptyObject(rec) {
 		raw, err := b.extract(rec, d.SchemaPointer, nil, "schema_pointer")
@@ -70,10 +70,12 @@ func Build(d *manifest.DynamicSchema, config map[string]any, rec any) (*record.O
 	if err != nil {
 		return nil, err
 	}
-	if chain, err := transform.New(d.Transformations, config); err != nil {
+	if chain, err := transform.New(d.Transformations, g); err != nil {
 		return nil, fmt.Errorf("schema_transformations: %w", err)
 	} else if chain != nil {
-		if err := chain.Apply(props, map[string]any{"config": config, "stream_slice": nil, "stream_partition": nil}); err != nil {
+		vars := g.Vars(nil)
+		vars["stream_slice"], vars["stream_partition"] = nil, nil
+		if err := chain.Apply(props, vars); err != nil {
 			return nil, fmt.Errorf("schema_transformations: %w", err)
 		}
 	}
@@ -86,8 +88,8 @@ func Build(d *manifest.DynamicSchema, config map[string]any, rec any) (*record.O
 }
 
 type builder struct {
-	d      *manifest.DynamicSchema
-	config map[string]any
+	d *manifest.DynamicSchema
+	g template.Globals // the run's testing values and clock
 }
 
 // isEmptyObject is Python's falsiness of a record: `if retrieved_record` skips an empty one.
@@ -125,7 +127,7 @@ func (b *builder) extract(body any, path []*template.Template, def any, field st
 	if len(path) == 0 {
 		return body, nil
 	}
-	vars := map[string]any{"config": b.config, "parameters": params(b.d.Parameters)}
+	vars := b.g.Vars(b.d.Parameters)
 	segs := make([]string, len(path))
 	for i, t := range path {
 		v, err := transform.Interpolate(t, vars, "")
@@ -223,7 +225,8 @@ func (b *builder) mapType(raw, entry any) (any, error) {
 	for i, m := range b.d.TypesMapping {
 		ok := true
 		if m.Condition != nil {
-			vars := map[string]any{"config": b.config, "parameters": map[string]any{}, "raw_schema": entry}
+			vars := b.g.Vars(nil)
+			vars["raw_schema"] = entry
 			v, err := transform.Interpolate(m.Condition, vars, "")
 			if err != nil {
 				return nil, fmt.Errorf("types_mapping[%d] condition: %w", i, err)
@@ -328,9 +331,10 @@ func (b *builder) filter(props *record.Object) (*record.Object, error) {
 		return props, nil
 	}
 	out := &record.Object{}
-	vars := map[string]any{"config": b.config, "parameters": params(b.d.FilterParameters),
-		"stream_state": &record.Object{}, "stream_slice": nil, "stream_partition": nil, "stream_interval": nil,
-		"next_page_token": nil}
+	vars := b.g.Vars(b.d.FilterParameters)
+	vars["stream_state"] = &record.Object{}
+	vars["stream_slice"], vars["stream_partition"], vars["stream_interval"] = nil, nil, nil
+	vars["next_page_token"] = nil
 	for _, k := range props.Keys() {
 		v, _ := props.Get(k)
 		one := &record.Object{}
@@ -345,13 +349,6 @@ func (b *builder) filter(props *record.Object) (*record.Object, error) {
 		}
 	}
 	return out, nil
-}
-
-func params(p map[string]any) map[string]any {
-	if p == nil {
-		return map[string]any{}
-	}
-	return p
 }
 
 // pyRepr spells a value in an error message roughly as Python's str() would.

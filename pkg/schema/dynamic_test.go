@@ -6,6 +6,7 @@ import (
 
 	"connector/pkg/manifest"
 	"connector/pkg/record"
+	"connector/pkg/template"
 )
 
 // loaderOf loads a definition of one stream whose schema_loader is a DynamicSchemaLoader
@@ -147,7 +148,7 @@ schema_transformations:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Build(loaderOf(t, tt.loader), tt.config, decode(t, tt.record))
+			got, err := Build(loaderOf(t, tt.loader), template.Globals{Config: tt.config}, decode(t, tt.record))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +233,7 @@ func TestBuildErrors(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Build(loaderOf(t, tt.loader), nil, decode(t, tt.record))
+			_, err := Build(loaderOf(t, tt.loader), template.Globals{}, decode(t, tt.record))
 			if err == nil {
 				t.Fatalf("no error, want %q", tt.want)
 			}

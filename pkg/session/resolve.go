@@ -21,7 +21,7 @@ func (s *Session) Resolve(ctx context.Context, obs run.Observer) error {
 	}
 	o := s.Options()
 	o.Observer = obs
-	streams, err := dynamic.Resolve(ctx, s.Def, s.Values.Map, func(ctx context.Context, st *manifest.Stream, yield func(rec, sl any)) error {
+	streams, err := dynamic.Resolve(ctx, s.Def, s.globals(), func(ctx context.Context, st *manifest.Stream, yield func(rec, sl any)) error {
 		res := run.Components(ctx, o, st, func(rec any, sl *slice.Slice) bool {
 			yield(rec, sl)
 			return true

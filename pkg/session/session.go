@@ -65,7 +65,8 @@ type Inputs struct {
 	// otherwise JSON first, as the seed says, then the form if the endpoint refuses JSON.
 	FormTokenRequests bool
 	// TemplateClock makes now_utc() and its kind read Env.Now (a recording, a replay): the
-	// templates of the run see the run's clock, not the machine's.
+	// templates of the run see the run's clock, not the machine's. The clock goes to the
+	// run's templates with their variables (template.Globals), never through the process.
 	TemplateClock bool
 }
 
@@ -119,9 +120,11 @@ type Session struct {
 	// OnConfigUpdate, when set, hears the whole config after rotated tokens were stored.
 	OnConfigUpdate func(config map[string]any)
 
-	in           Inputs
-	env          Env
-	releaseClock func()
+	in  Inputs
+	env Env
+	// templateNow is the clock of the run's templates: Env.Now with TemplateClock, else
+	// nil, the machine's.
+	templateNow func() time.Time
 	// auths are the authenticators of the run by their Key: one for every requester that
 	// names the same authenticator, so they share one token.
 	authMu  sync.Mutex
@@ -220,6 +223,10 @@ func Open(in Inputs, env Env) (*Session, error) {
 	}
 	def := in.Def
 	s := &Session{Def: def, Values: in.Values, in: in, env: env}
+	if in.TemplateClock {
+		// A replay's clock is its recording's, which starts at the time the recording did.
+		s.templateNow = env.Now
+	}
 	var err error
 	// Streams that depend on the values are selected once they are made: those of a
 	// ConditionalStreams below, the dynamic ones by Resolve.
@@ -235,7 +242,7 @@ func Open(in Inputs, env Env) (*Session, error) {
 	if in.Record != nil {
 		raw = copyValues(vals.Map).(map[string]any)
 	}
-	if err := transform.MigrateConfig(def.ConfigNormalization, vals.Map); err != nil {
+	if err := transform.MigrateConfig(def.ConfigNormalization, s.globals()); err != nil {
 		return nil, invalidf("%s: spec.config_normalization_rules: %w", in.DefName, err)
 	}
 	if err := vals.Validate(def.ConnectionSpec); err != nil {
@@ -250,7 +257,7 @@ func Open(in Inputs, env Env) (*Session, error) {
 	}
 	if len(def.Conditional) > 0 {
 		// The CDK evaluates the conditions with the config after its normalization.
-		if def, err = dynamic.Choose(def, vals.Map); err != nil {
+		if def, err = dynamic.Choose(def, s.globals()); err != nil {
 			return nil, &InvalidError{err}
 		}
 		s.Def = def
@@ -302,14 +309,14 @@ func Open(in Inputs, env Env) (*Session, error) {
 		FailFast:  env.FailFast,
 	}
 	if def.Budget != nil {
-		b, err := budget.New(def.Budget, vals.Map, env.Now, env.Sleep)
+		b, err := budget.New(def.Budget, s.globals(), env.Now, env.Sleep)
 		if err != nil {
 			return nil, &InvalidError{err}
 		}
 		s.Budget, s.Client.Pacer = b, b
 	}
 	s.authEnv = auth.Env{
-		Config: vals.Map, Client: s.Client, Redactor: env.Redactor, Now: env.Now,
+		Globals: s.globals(), Client: s.Client, Redactor: env.Redactor, Now: env.Now,
 		ConfigUpdated: s.storeTokens, FormTokenRequests: in.FormTokenRequests, Note: env.Note,
 	}
 	a, err := auth.New(def.Authenticator, s.authEnv)
@@ -341,16 +348,17 @@ func Open(in Inputs, env Env) (*Session, error) {
 			return nil, err
 		}
 	}
-	if in.TemplateClock {
-		// now_utc() and its kind read the run's clock too: a replay's is the recording's,
-		// which starts at the clock the recording started on. Released by Close.
-		s.releaseClock = template.UseClock(vals.Map, env.Now)
-	}
 	return s, nil
 }
 
 // Redactor is the redactor that masks every secret of the run.
 func (s *Session) Redactor() *redact.Redactor { return s.env.Redactor }
+
+// globals are what every template of the run sees besides its component's own variables:
+// the testing values and the templates' clock.
+func (s *Session) globals() template.Globals {
+	return template.Globals{Config: s.Values.Map, Now: s.templateNow}
+}
 
 // Now is the run's clock.
 func (s *Session) Now() time.Time { return s.env.Now() }
@@ -358,18 +366,15 @@ func (s *Session) Now() time.Time { return s.env.Now() }
 // Options are the options of a read of the session's streams, which the face completes
 // with its limits, output and observer.
 func (s *Session) Options() *run.Options {
-	return &run.Options{Config: s.Values.Map, Auth: s.Auth, AuthFor: s.authFor, Client: s.Client, Now: s.env.Now}
+	return &run.Options{Config: s.Values.Map, Auth: s.Auth, AuthFor: s.authFor, Client: s.Client, Now: s.env.Now,
+		TemplateNow: s.templateNow}
 }
 
-// Close ends what Open started around the run: the templates get the machine's clock
-// back, and the recording is written. It returns how many requests were recorded.
+// Close ends what Open started around the run: the recording is written. It returns how
+// many requests were recorded.
 func (s *Session) Close() (recorded int, err error) {
 	if s == nil {
 		return 0, nil
-	}
-	if s.releaseClock != nil {
-		s.releaseClock()
-		s.releaseClock = nil
 	}
 	if s.Recorder != nil {
 		recorded, err = s.Recorder.Close()
@@ -392,7 +397,7 @@ func (s *Session) normalizeConfig() error {
 		return nil
 	}
 	vals := s.Values
-	if err := transform.TransformConfig(n, vals.Map); err != nil {
+	if err := transform.TransformConfig(n, s.globals()); err != nil {
 		return invalidf("%s: spec.config_normalization_rules: %w", s.in.DefName, err)
 	}
 	s.env.Redactor.Add(vals.Secrets(s.Def.ConnectionSpec)...)

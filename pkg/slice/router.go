@@ -26,8 +26,8 @@ type Router interface {
 
 // Env is what routers need from the read.
 type Env struct {
-	// Config is the testing values.
-	Config map[string]any
+	// Globals are the run's testing values and clock, for the router's templates.
+	Globals template.Globals
 	// ReadParent reads a parent stream and calls yield with each of its records, in order,
 	// with the slice it belongs to; it stops when yield returns false.
 	ReadParent func(ctx context.Context, s *manifest.Stream, yield func(rec any, sl *Slice) bool) error
@@ -41,7 +41,7 @@ func NewRouter(m *manifest.Router, env Env) (Router, error) {
 	if m == nil {
 		return single{}, nil
 	}
-	vars := map[string]any{"config": env.Config, "parameters": params(m.Parameters)}
+	vars := env.Globals.Vars(m.Parameters)
 	render := func(t *template.Template, field string) (string, error) {
 		if t == nil {
 			return "", nil
@@ -101,13 +101,6 @@ func NewRouter(m *manifest.Router, env Env) (Router, error) {
 		return &union{field: field, routers: children}, nil
 	}
 	return nil, fmt.Errorf("partition router %s is not supported", m.Type)
-}
-
-func params(p map[string]any) map[string]any {
-	if p == nil {
-		return map[string]any{}
-	}
-	return p
 }
 
 // single is the router of a stream without one: one empty slice.

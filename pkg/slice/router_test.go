@@ -10,6 +10,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/record"
 	"connector/pkg/request"
+	"connector/pkg/template"
 )
 
 // The routers of this package on their own: a definition's partition_router loaded through
@@ -71,7 +72,7 @@ type parents struct {
 }
 
 func (p *parents) env(config map[string]any) Env {
-	return Env{Config: config, ReadParent: p.read}
+	return Env{Globals: template.Globals{Config: config}, ReadParent: p.read}
 }
 
 func (p *parents) read(_ context.Context, s *manifest.Stream, yield func(rec any, sl *Slice) bool) error {
@@ -206,7 +207,7 @@ func TestListRouter(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := NewRouter(routerOf(t, tt.router), Env{Config: tt.config})
+			r, err := NewRouter(routerOf(t, tt.router), Env{Globals: template.Globals{Config: tt.config}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -441,7 +442,7 @@ underlying_partition_router: {type: ListPartitionRouter, values: ["x", "y", "x"]
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := NewRouter(routerOf(t, tt.router), Env{Config: tt.config})
+			r, err := NewRouter(routerOf(t, tt.router), Env{Globals: template.Globals{Config: tt.config}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -542,7 +543,7 @@ partition_routers:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := NewRouter(routerOf(t, tt.router), Env{Config: tt.config})
+			r, err := NewRouter(routerOf(t, tt.router), Env{Globals: template.Globals{Config: tt.config}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -713,7 +714,7 @@ func TestNewRouterErrors(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewRouter(routerOf(t, tt.router), Env{Config: tt.config})
+			_, err := NewRouter(routerOf(t, tt.router), Env{Globals: template.Globals{Config: tt.config}})
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("error = %v\nwant    %s", err, tt.want)
 			}

@@ -26,7 +26,7 @@ type parent struct {
 }
 
 func newParent(pc *manifest.ParentConfig, env Env) (*parent, error) {
-	vars := map[string]any{"config": env.Config, "parameters": params(pc.Parameters)}
+	vars := env.Globals.Vars(pc.Parameters)
 	render := func(t *template.Template, field string) (string, error) {
 		if t == nil {
 			return "", nil

@@ -81,7 +81,7 @@ func (r renderer) text(t *template.Template, params map[string]any) string {
 	if t == nil {
 		return ""
 	}
-	if s, err := t.Render(map[string]any{"config": r.config, "parameters": params}); err == nil && s != "" {
+	if s, err := t.Render(template.Globals{Config: r.config}.Vars(params)); err == nil && s != "" {
 		return s
 	}
 	return t.Source()
@@ -114,7 +114,7 @@ func (r renderer) router(rt *manifest.Router) string {
 		field := r.text(rt.CursorField, rt.Parameters)
 		values, known := rt.Values, rt.ValuesTemplate == nil
 		if !known {
-			v, err := rt.ValuesTemplate.Eval(map[string]any{"config": r.config, "parameters": rt.Parameters})
+			v, err := rt.ValuesTemplate.Eval(template.Globals{Config: r.config}.Vars(rt.Parameters))
 			values, known = v.([]any)
 			known = known && err == nil
 		}

@@ -1,17 +1,22 @@
 package template
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
-func benchEval(b *testing.B, src string) {
+func benchEval(b *testing.B, src string) { benchEvalOn(b, src, nil) }
+
+// benchEvalOn evaluates src with the variables of a page of a run whose clock is now (nil:
+// the machine's).
+func benchEvalOn(b *testing.B, src string, now func() time.Time) {
 	tp, err := Compile(src, allVars)
 	if err != nil {
 		b.Fatal(err)
 	}
-	vars := map[string]any{
-		"config":          map[string]any{"api_key": "secret"},
-		"response":        map[string]any{"meta": map[string]any{"next": "abc"}, "has_more": false},
-		"next_page_token": map[string]any{"next_page_token": nil},
-	}
+	vars := Globals{Config: map[string]any{"api_key": "secret"}, Now: now}.Vars(nil)
+	vars["response"] = map[string]any{"meta": map[string]any{"next": "abc"}, "has_more": false}
+	vars["next_page_token"] = map[string]any{"next_page_token": nil}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -29,6 +34,10 @@ func BenchmarkParamDefault(b *testing.B) {
 }
 func BenchmarkStrftime(b *testing.B) {
 	benchEval(b, "{{ (now_utc() - duration('P1D')).strftime('%Y-%m-%dT%H:%M:%SZ') }}")
+}
+func BenchmarkStrftimeRunClock(b *testing.B) {
+	at := time.Date(2024, 1, 31, 20, 0, 0, 0, time.UTC)
+	benchEvalOn(b, "{{ (now_utc() - duration('P1D')).strftime('%Y-%m-%dT%H:%M:%SZ') }}", func() time.Time { return at })
 }
 func BenchmarkURLRender(b *testing.B) {
 	benchEval(b, "https://api.example.com/v1/{{ config['api_key'] }}/items?cursor={{ response.meta.next }}")

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -196,7 +197,15 @@ func jinjaInt(v, def any, base int) any {
 	return r
 }
 
-var regexCache sync.Map
+// regexCache holds the compiled patterns of the process, shared by its runs: a compiled
+// pattern never changes. regexCached counts them, so that patterns that come from the data
+// (a different one per record) cannot grow it without end.
+var (
+	regexCache  sync.Map // pattern → *regexp.Regexp
+	regexCached atomic.Int64
+)
+
+const maxRegexCached = 1000
 
 // compileRegex translates the common Python syntax to RE2 and caches it.
 func compileRegex(pattern string) (*regexp.Regexp, error) {
@@ -208,7 +217,11 @@ func compileRegex(pattern string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression %s: %v", pyRepr(pattern), err)
 	}
-	regexCache.Store(pattern, r)
+	if regexCached.Load() < maxRegexCached {
+		if _, loaded := regexCache.LoadOrStore(pattern, r); !loaded {
+			regexCached.Add(1)
+		}
+	}
 	return r, nil
 }
 

@@ -4,11 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	_ "time/tzdata" // today_with_timezone needs IANA zones on any host
 )
@@ -396,45 +393,6 @@ func ToTime(v any) (time.Time, bool) {
 
 // fromGoTime wraps a time.Time passed by a caller.
 func fromGoTime(t time.Time) dtime { return aware(t) }
-
-var nowFunc = time.Now
-
-// clocks are the clocks of runs that do not read the time of the machine (a replay, on the
-// recording's clock), by the testing values of the run: the config variable that every
-// template of a run sees is the run's one map. inUse counts them, so that a run on the
-// machine's clock pays nothing.
-var (
-	clocks sync.Map // the config map's pointer → func() time.Time
-	inUse  atomic.Int64
-)
-
-// UseClock makes the templates evaluated with config as their config variable read the time
-// from now: now_utc(), today_utc(), today_with_timezone() and day_delta(). release undoes
-// it. Runs with other testing values keep their own clocks.
-func UseClock(config map[string]any, now func() time.Time) (release func()) {
-	key := reflect.ValueOf(config).Pointer()
-	clocks.Store(key, now)
-	inUse.Add(1)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			clocks.Delete(key)
-			inUse.Add(-1)
-		})
-	}
-}
-
-// now is the time for the template being evaluated: its run's clock, else the machine's.
-func (fr *frame) now() time.Time {
-	if inUse.Load() > 0 {
-		if config, ok := fr.vars["config"].(map[string]any); ok && config != nil {
-			if now, ok := clocks.Load(reflect.ValueOf(config).Pointer()); ok {
-				return now.(func() time.Time)()
-			}
-		}
-	}
-	return nowFunc()
-}
 
 // Duration is an ISO 8601 duration as the CDK reads one (isodate): calendar months, and an
 // exact part.

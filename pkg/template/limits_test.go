@@ -1,6 +1,7 @@
 package template
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -139,5 +140,24 @@ func TestCompileLimits(t *testing.T) {
 	}
 	if _, err := Compile("{{ "+strings.Repeat("(", 99)+"1"+strings.Repeat(")", 99)+" }}", allVars); err != nil {
 		t.Errorf("99 nested parentheses: %v", err)
+	}
+}
+
+// Patterns that come from the data, one per record, are all matched, and the process keeps
+// at most maxRegexCached of them compiled.
+func TestRegexCacheIsBounded(t *testing.T) {
+	tp, err := Compile("{{ record.text | regex_search(record.pattern) }}", allVars)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxRegexCached + 100 {
+		n := strconv.Itoa(i)
+		got, err := tp.Eval(map[string]any{"record": map[string]any{"text": "id-" + n + "-end", "pattern": "id-(" + n + ")-"}})
+		if err != nil || got != n {
+			t.Fatalf("pattern %d: %v, %v", i, got, err)
+		}
+	}
+	if n := regexCached.Load(); n > maxRegexCached {
+		t.Errorf("%d patterns cached, more than %d", n, maxRegexCached)
 	}
 }

@@ -15,11 +15,11 @@ var allVars = []string{
 	"stream_state",
 }
 
-func fixedNow(t *testing.T) {
-	t.Helper()
-	old := nowFunc
-	nowFunc = func() time.Time { return time.Date(2024, 1, 2, 3, 4, 5, 678901000, time.UTC) }
-	t.Cleanup(func() { nowFunc = old })
+// fixedNow gives vars the clock of a run that stands at 2024-01-02T03:04:05.678901Z, as
+// Globals.Vars does.
+func fixedNow(vars map[string]any) map[string]any {
+	vars[clockVar] = clock(func() time.Time { return time.Date(2024, 1, 2, 3, 4, 5, 678901000, time.UTC) })
+	return vars
 }
 
 // headerMap is a case-insensitive Mapping, as an HTTP client would pass.
@@ -67,7 +67,7 @@ type evalCase struct {
 
 func runCases(t *testing.T, cases []evalCase, vars map[string]any) {
 	t.Helper()
-	fixedNow(t)
+	vars = fixedNow(vars)
 	for _, c := range cases {
 		tp, err := Compile(c.src, allVars)
 		if err != nil {

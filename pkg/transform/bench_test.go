@@ -25,7 +25,7 @@ func benchChain(b *testing.B) (*Chain, map[string]any) {
 		{Type: manifest.AddFields, Fields: []*manifest.AddedField{{Path: []string{"customer_id"}, Value: tmpl("{{ record.customer.id }}")}}},
 		{Type: manifest.AddFields, Fields: []*manifest.AddedField{{Path: []string{"sync", "start"}, Value: tmpl("{{ stream_slice.start_time }}")}}},
 		{Type: manifest.RemoveFields, FieldPointers: [][]string{{"customer", "address"}}},
-	}, map[string]any{})
+	}, template.Globals{Config: map[string]any{}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func BenchmarkReadRow(b *testing.B) {
 			{Path: []string{"partition"}, Value: tmpl("{{ stream_slice.get('region', 'all') }}")},
 		}},
 		{Type: manifest.RemoveFields, FieldPointers: [][]string{{"email"}}},
-	}, map[string]any{})
+	}, template.Globals{Config: map[string]any{}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,17 +9,18 @@ import (
 
 	"connector/pkg/manifest"
 	"connector/pkg/record"
+	"connector/pkg/template"
 )
 
-// MigrateConfig applies the config_migrations of spec.config_normalization_rules to config,
+// MigrateConfig applies the config_migrations of spec.config_normalization_rules to g.Config,
 // in place, as the CDK does when the source starts (the CDK then writes the result back to
-// the config file; connector never does).
-func MigrateConfig(n *manifest.ConfigNormalization, config map[string]any) error {
+// the config file; connector never does). Their templates read g's clock.
+func MigrateConfig(n *manifest.ConfigNormalization, g template.Globals) error {
 	if n == nil {
 		return nil
 	}
 	for _, m := range n.Migrations {
-		if err := transformConfig(m, config); err != nil {
+		if err := transformConfig(m, g); err != nil {
 			return err
 		}
 	}
@@ -27,24 +28,24 @@ func MigrateConfig(n *manifest.ConfigNormalization, config map[string]any) error
 }
 
 // TransformConfig applies the transformations of spec.config_normalization_rules to the
-// migrated config, in place.
-func TransformConfig(n *manifest.ConfigNormalization, config map[string]any) error {
+// migrated config g.Config, in place. Their templates read g's clock.
+func TransformConfig(n *manifest.ConfigNormalization, g template.Globals) error {
 	if n == nil {
 		return nil
 	}
-	return transformConfig(n.Transformations, config)
+	return transformConfig(n.Transformations, g)
 }
 
-func transformConfig(steps []*manifest.ConfigTransformation, config map[string]any) error {
+func transformConfig(steps []*manifest.ConfigTransformation, g template.Globals) error {
 	for _, t := range steps {
 		var err error
 		switch t.Type {
 		case manifest.ConfigAddFields:
-			err = configAddFields(t, config)
+			err = configAddFields(t, g)
 		case manifest.ConfigRemoveFields:
-			err = configRemoveFields(t, config)
+			err = configRemoveFields(t, g)
 		case manifest.ConfigRemapField:
-			err = configRemap(t, config)
+			err = configRemap(t, g)
 		}
 		if err != nil {
 			return fmt.Errorf("%s (%s): %w", t.Path, t.Type, err)
@@ -53,15 +54,11 @@ func transformConfig(steps []*manifest.ConfigTransformation, config map[string]a
 	return nil
 }
 
-func configVars(config map[string]any) map[string]any {
-	return map[string]any{"config": config, "parameters": map[string]any{}}
-}
-
 // configAddFields renders each value with the config as it is at that moment and, when the
 // condition (which sees `value` and `path`) holds, sets it, creating missing objects.
-func configAddFields(t *manifest.ConfigTransformation, config map[string]any) error {
+func configAddFields(t *manifest.ConfigTransformation, g template.Globals) error {
 	for _, f := range t.Fields {
-		vars := configVars(config)
+		vars := g.Vars(nil)
 		v, err := interpolate(f.Value, vars, f.ValueType)
 		if err != nil {
 			return fmt.Errorf("field %s: %w", strings.Join(f.Path, "."), err)
@@ -77,7 +74,7 @@ func configAddFields(t *manifest.ConfigTransformation, config map[string]any) er
 				continue
 			}
 		}
-		if err := newConfigPath(config, f.Path, v); err != nil {
+		if err := newConfigPath(g.Config, f.Path, v); err != nil {
 			return fmt.Errorf("field %s: %w", strings.Join(f.Path, "."), err)
 		}
 	}
@@ -104,9 +101,9 @@ func newConfigPath(m map[string]any, path []string, v any) error {
 
 // configRemoveFields deletes every value each pointer (a dpath glob) matches, when the
 // condition, evaluated once, holds; a pointer that matches nothing is no error.
-func configRemoveFields(t *manifest.ConfigTransformation, config map[string]any) error {
+func configRemoveFields(t *manifest.ConfigTransformation, g template.Globals) error {
 	if t.Condition != nil {
-		ok, err := truth(t.Condition, configVars(config))
+		ok, err := truth(t.Condition, g.Vars(nil))
 		if err != nil {
 			return fmt.Errorf("condition: %w", err)
 		}
@@ -115,7 +112,7 @@ func configRemoveFields(t *manifest.ConfigTransformation, config map[string]any)
 		}
 	}
 	for _, p := range t.FieldPointers {
-		deleteGlob(config, p)
+		deleteGlob(g.Config, p)
 	}
 	return nil
 }
@@ -155,8 +152,8 @@ func deleteGlob(v any, glob []string) {
 
 // configRemap replaces the value at field_path by its entry in map, when it has one; a
 // path that does not lead to an object leaves the config as it is.
-func configRemap(t *manifest.ConfigTransformation, config map[string]any) error {
-	vars := configVars(config)
+func configRemap(t *manifest.ConfigTransformation, g template.Globals) error {
+	vars := g.Vars(nil)
 	keys := make([]string, len(t.FieldPath))
 	for i, k := range t.FieldPath {
 		s, err := evalString(k, vars)
@@ -165,7 +162,7 @@ func configRemap(t *manifest.ConfigTransformation, config map[string]any) error 
 		}
 		keys[i] = s
 	}
-	cur := config
+	cur := g.Config
 	for _, k := range keys[:len(keys)-1] {
 		next, ok := cur[k].(map[string]any)
 		if !ok {
@@ -273,7 +270,7 @@ func ValidateConfig(n *manifest.ConfigNormalization, config map[string]any, chec
 			// The CDK renders the path's keys without the config.
 			path := make([]string, len(v.FieldPath))
 			for i, t := range v.FieldPath {
-				s, err := evalString(t, map[string]any{"config": map[string]any{}, "parameters": map[string]any{}})
+				s, err := evalString(t, template.Globals{Config: map[string]any{}}.Vars(nil))
 				if err != nil {
 					return fmt.Errorf("%s field_path: %w", v.Path, err)
 				}

@@ -12,6 +12,7 @@ import (
 	"connector/pkg/extract"
 	"connector/pkg/manifest"
 	"connector/pkg/record"
+	"connector/pkg/template"
 )
 
 // FuzzNoOpChainKeepsTheRecord: any JSON record.Decode accepts comes back from a chain that
@@ -38,7 +39,7 @@ func FuzzNoOpChainKeepsTheRecord(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	chain, err := New([]*manifest.Transformation{{Type: manifest.RemoveFields, FieldPointers: [][]string{{"no such field", "*", "x"}}}}, nil)
+	chain, err := New([]*manifest.Transformation{{Type: manifest.RemoveFields, FieldPointers: [][]string{{"no such field", "*", "x"}}}}, template.Globals{})
 	if err != nil {
 		f.Fatal(err)
 	}

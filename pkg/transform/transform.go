@@ -29,6 +29,8 @@ type Chain struct {
 // step2 is one transformation, with what it evaluates once.
 type step2 struct {
 	m *manifest.Transformation
+	// g are the run's testing values and clock, for a RemoveFields condition.
+	g template.Globals
 	// prefix and suffix of DpathFlattenFields' key_transformation, rendered with the config.
 	prefix, suffix string
 	// path is DpathFlattenFields' field_path, rendered with the config.
@@ -40,18 +42,19 @@ type step2 struct {
 	params []bool
 }
 
-// New prepares the transformations of a stream (nil when it has none).
-func New(ms []*manifest.Transformation, config map[string]any) (*Chain, error) {
+// New prepares the transformations of a stream (nil when it has none); g are the run's
+// testing values and clock.
+func New(ms []*manifest.Transformation, g template.Globals) (*Chain, error) {
 	if len(ms) == 0 {
 		return nil, nil
 	}
 	c := &Chain{}
 	for i, m := range ms {
-		s := &step2{m: m}
+		s := &step2{m: m, g: g}
 		for _, f := range m.Fields {
 			s.params = append(s.params, f.Value.Reads("parameters"))
 		}
-		vars := map[string]any{"config": config, "parameters": params(m.Parameters)}
+		vars := g.Vars(m.Parameters)
 		if m.Type == manifest.DpathFlattenFields {
 			for _, t := range m.FieldPath {
 				seg, err := evalString(t, vars)
@@ -174,7 +177,7 @@ func (s *step2) apply(rec *record.Object, base map[string]any, fixed []fixedValu
 	case manifest.AddFields:
 		return s.addFields(rec, base, fixed)
 	case manifest.RemoveFields:
-		return s.removeFields(rec, base)
+		return s.removeFields(rec)
 	case manifest.KeysToLower:
 		rename(rec, false, strings.ToLower)
 	case manifest.KeysToSnakeCase:
@@ -470,13 +473,14 @@ func truth(t *template.Template, vars map[string]any) (bool, error) {
 
 // removeFields deletes the fields at the pointers; with a condition, dpath deletes every
 // leaf of the record the condition holds for (property = the leaf's value).
-func (s *step2) removeFields(rec *record.Object, base map[string]any) error {
+func (s *step2) removeFields(rec *record.Object) error {
 	m := s.m
 	var filter func(any) (bool, error)
 	if m.Condition != nil {
-		config := base["config"]
 		filter = func(v any) (bool, error) {
-			return truth(m.Condition, map[string]any{"config": config, "parameters": params(m.Parameters), "property": v})
+			vars := s.g.Vars(m.Parameters)
+			vars["property"] = v
+			return truth(m.Condition, vars)
 		}
 	}
 	for _, p := range m.FieldPointers {

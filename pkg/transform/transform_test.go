@@ -30,7 +30,7 @@ func compile(t *testing.T, src string) *template.Template {
 // record's JSON text.
 func applyOne(t *testing.T, m *manifest.Transformation, config, slice map[string]any, in string) (string, error) {
 	t.Helper()
-	c, err := New([]*manifest.Transformation{m}, config)
+	c, err := New([]*manifest.Transformation{m}, template.Globals{Config: config})
 	if err != nil {
 		return "", err
 	}
@@ -315,7 +315,7 @@ func TestBatch(t *testing.T) {
 			{Path: []string{"obj", "id"}, Value: compile(t, "{{ record.id }}")},
 		}},
 		{Type: manifest.RemoveFields, FieldPointers: [][]string{{"drop"}}},
-	}, nil)
+	}, template.Globals{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestBatch(t *testing.T) {
 
 	uuids, err := New([]*manifest.Transformation{
 		{Type: manifest.AddFields, Fields: []*manifest.AddedField{{Path: []string{"u"}, Value: compile(t, "{{ generate_uuid() }}")}}},
-	}, nil)
+	}, template.Globals{})
 	if err != nil {
 		t.Fatal(err)
 	}
