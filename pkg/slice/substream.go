@@ -13,6 +13,30 @@ import (
 	"connector/pkg/template"
 )
 
+// substreamRouter is SubstreamPartitionRouter: one partition per record of each parent
+// stream, read as the partitions are needed.
+var substreamRouter = routerKind{
+	make: func(m *manifest.Router, env Env, _ map[string]any) (Router, error) {
+		r := &substream{env: env}
+		for i, pc := range m.Parents {
+			p, err := newParent(pc, env)
+			if err != nil {
+				return nil, fmt.Errorf("%s parent_stream_configs[%d]: %w", m.Type, i, err)
+			}
+			r.parents = append(r.parents, p)
+		}
+		return r, nil
+	},
+	describe: func(m *manifest.Router, d describer) string {
+		var parents []string
+		for _, pc := range m.Parents {
+			parents = append(parents, fmt.Sprintf("%s.%s → %s", pc.Stream.Name,
+				d.text(pc.ParentKey, pc.Parameters), d.text(pc.PartitionField, pc.Parameters)))
+		}
+		return "SubstreamPartitionRouter: " + strings.Join(parents, ", ")
+	},
+}
+
 // parent is one ParentStreamConfig, its templates rendered.
 type parent struct {
 	stream *manifest.Stream

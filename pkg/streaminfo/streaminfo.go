@@ -5,11 +5,11 @@
 package streaminfo
 
 import (
-	"fmt"
 	"strings"
 
 	"connector/pkg/manifest"
 	"connector/pkg/paginate"
+	"connector/pkg/slice"
 	"connector/pkg/template"
 )
 
@@ -107,45 +107,9 @@ func (r renderer) paginator(p *manifest.Paginator) string {
 	return paginate.Summary(p, r.text(p.Strategy.PageSize, p.Parameters))
 }
 
-// router says what divides a stream into partitions.
+// router says what divides a stream into partitions: the router's own words.
 func (r renderer) router(rt *manifest.Router) string {
-	switch rt.Type {
-	case manifest.ListRouter:
-		field := r.text(rt.CursorField, rt.Parameters)
-		values, known := rt.Values, rt.ValuesTemplate == nil
-		if !known {
-			v, err := rt.ValuesTemplate.Eval(template.Globals{Config: r.config}.Vars(rt.Parameters))
-			values, known = v.([]any)
-			known = known && err == nil
-		}
-		if !known {
-			return fmt.Sprintf("ListPartitionRouter: %s from %s", field, rt.ValuesTemplate.Source())
-		}
-		if len(values) == 1 {
-			return fmt.Sprintf("ListPartitionRouter: %s, 1 value", field)
-		}
-		return fmt.Sprintf("ListPartitionRouter: %s, %d values", field, len(values))
-	case manifest.SubstreamRouter:
-		var parents []string
-		for _, pc := range rt.Parents {
-			parents = append(parents, fmt.Sprintf("%s.%s → %s", pc.Stream.Name,
-				r.text(pc.ParentKey, pc.Parameters), r.text(pc.PartitionField, pc.Parameters)))
-		}
-		return "SubstreamPartitionRouter: " + strings.Join(parents, ", ")
-	case manifest.GroupingRouter:
-		return fmt.Sprintf("GroupingPartitionRouter: %d at a time of %s", rt.GroupSize, r.router(rt.Underlying))
-	case manifest.UnionRouter, manifest.CartesianRouter:
-		var subs []string
-		for _, sub := range rt.Routers {
-			subs = append(subs, r.router(sub))
-		}
-		sep := " × "
-		if rt.Type == manifest.UnionRouter {
-			sep = " ∪ "
-		}
-		return rt.Type + ": " + strings.Join(subs, sep)
-	}
-	return rt.Type
+	return slice.Describe(rt, template.Globals{Config: r.config})
 }
 
 func (r renderer) incremental(s *manifest.Stream) *Part {
