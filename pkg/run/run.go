@@ -316,7 +316,11 @@ func (st *stream) readAll(ctx context.Context, out func(*slice.Slice) Emitter) R
 			break
 		}
 		if tl := st.o.TestRead; tl != nil && tl.Slices > 0 && res.Slices >= tl.Slices {
-			break // the router is not asked for a slice that will not be read
+			// The router is not asked for a slice that will not be read.
+			if st.cursor != nil {
+				st.cursor.Abandon()
+			}
+			break
 		}
 	}
 	res.Skipped = st.skipped
