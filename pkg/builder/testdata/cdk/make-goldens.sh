@@ -9,7 +9,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../../.." && pwd)"
 cdk="${CDKREF:?set CDKREF to the CDK runtime}/run"
-port="${PORT:-18799}"
+# A port nobody listens on (PORT chooses one); the test takes any 127.0.0.1 port for the API.
+port="${PORT:-$("$cdk" py -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
 base="http://127.0.0.1:$port"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
