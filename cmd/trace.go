@@ -361,13 +361,13 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		}
 		if t.showBodies > 0 && len(e.RespBody) > 0 {
 			t.learnTokens(e)
-			text, total := bodyExcerpt(t.redactor, e.RespBody, t.showBodies)
+			text, cut := bodyExcerpt(t.redactor, e.RespBody, t.showBodies)
 			t.printf("      %s\n", t.dim("body:"))
 			for _, line := range strings.Split(text, "\n") {
 				t.printf("        %s\n", line)
 			}
-			if total > 0 {
-				t.printf("        %s\n", t.dim(fmt.Sprintf("… (the first %d of %s)", len(text), plural(total, "byte"))))
+			if cut {
+				t.printf("        %s\n", t.dim(fmt.Sprintf("… (cut after %s)", plural(t.showBodies, "byte"))))
 			}
 		}
 	}
@@ -643,8 +643,8 @@ func (t *tracer) learnTokens(e httpx.Exchange) {
 
 // bodyExcerpt is the start of a response body as the trace shows it: JSON pretty-printed
 // with two spaces (other text as it is), masked, cut after n bytes (at a character's
-// start); total is the length of the text it was cut from, 0 when nothing was cut.
-func bodyExcerpt(red *redact.Redactor, body []byte, n int) (text string, total int) {
+// start, the spaces that end the cut dropped); cut says something was left out.
+func bodyExcerpt(red *redact.Redactor, body []byte, n int) (text string, cut bool) {
 	const pretty = 8 << 20 // a larger body is shown as sent: indenting it all for a glance costs too much
 	shown := body
 	if len(body) <= pretty && json.Valid(body) {
@@ -658,11 +658,11 @@ func bodyExcerpt(red *redact.Redactor, body []byte, n int) (text string, total i
 	window := shown[:min(len(shown), n+margin)]
 	masked := red.String(strings.ToValidUTF8(string(window), "\ufffd"))
 	if len(window) == len(shown) && len(masked) <= n {
-		return masked, 0
+		return masked, false
 	}
-	cut := min(n, len(masked))
-	for cut > 0 && !utf8.RuneStart(masked[cut]) {
-		cut--
+	end := min(n, len(masked))
+	for end > 0 && !utf8.RuneStart(masked[end]) {
+		end--
 	}
-	return masked[:cut], len(shown)
+	return strings.TrimRight(masked[:end], " \n"), true
 }

@@ -125,7 +125,7 @@ func TestRead(ctx context.Context, s *session.Session, stream string, o Options)
 		return nil, &session.InvalidError{Err: fmt.Errorf("the state: %w", err)}
 	}
 	c := &collector{name: st.Name, async: st.Async != nil, roles: map[string]role{}, red: s.Client.Redactor,
-		layout: o.ConfigAsGiven}
+		layout: o.ConfigAsGiven, userAgent: s.Client.UserAgent}
 	if o.NewInferrer != nil {
 		c.inferrer = o.NewInferrer(st)
 	}
@@ -211,6 +211,8 @@ type collector struct {
 	jobTimeout string
 	inferrer   Inferrer
 	layout     func(map[string]any) any
+	// userAgent is the User-Agent the client sends on a request that sets none.
+	userAgent string
 
 	mu    sync.Mutex
 	roles map[string]role
@@ -295,6 +297,12 @@ func (c *collector) exchange(e httpx.Exchange) {
 	m.http = &captured{
 		method: e.Method, url: e.URL, header: e.Header.Clone(), body: e.Body, status: e.Status,
 		respHeader: e.RespHeader.Clone(), respBody: append([]byte(nil), e.RespBody...),
+	}
+	if m.http.header == nil {
+		m.http.header = http.Header{}
+	}
+	if c.userAgent != "" && m.http.header.Get("User-Agent") == "" {
+		m.http.header.Set("User-Agent", c.userAgent)
 	}
 	c.add(m)
 }
