@@ -28,7 +28,7 @@ func builderRun(ctx context.Context, opts *traceOptions, p *prepared, states *se
 			*f.limit = *f.flag
 		}
 	}
-	sr, err := builder.TestRead(ctx, p.Session, opts.flags.streams[0], builder.Options{Limits: lim, StateOf: states.Of})
+	sr, err := builder.TestRead(ctx, p.Session, opts.flags.streams[0], builder.Options{Limits: lim, StateOf: states.Of, NewInferrer: builder.SchemaInference(p.Values.Map)})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return err

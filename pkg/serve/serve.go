@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"connector/pkg/airbyte"
+	"connector/pkg/builder"
 	"connector/pkg/protocol"
 	"connector/pkg/redact"
 	"connector/pkg/session"
@@ -35,6 +36,9 @@ const (
 type TestReadRequest struct {
 	Stream                             string
 	RecordLimit, PageLimit, SliceLimit int
+	// State is the state the read starts from, as test_read's body gives it (a list of
+	// state messages) or as a state file holds it; nil: none.
+	State json.RawMessage
 }
 
 // TestReader runs the Builder's test read of one stream of an open session and returns the
@@ -56,7 +60,7 @@ type Config struct {
 	Timeout time.Duration
 	// AccessLog receives one JSON line per request (nil: none).
 	AccessLog io.Writer
-	// TestRead answers test_read (nil: test_read answers 501).
+	// TestRead answers test_read (nil: BuilderTestRead).
 	TestRead TestReader
 }
 
@@ -77,6 +81,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.TestRead == nil {
+		cfg.TestRead = BuilderTestRead
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /health/", func(w http.ResponseWriter, r *http.Request) {
@@ -338,12 +345,12 @@ func (s *Server) testRead(c *call) (any, error) {
 	if c.rec != nil {
 		c.rec.stream = req.StreamName
 	}
+	if len(req.State) > 0 && string(req.State) != "null" {
+		limits.State = req.State
+	}
 	const what = "Error reading stream"
 	if req.CustomComponentsCode != nil && *req.CustomComponentsCode != "" {
 		return nil, fail(http.StatusBadRequest, "%s: %s", what, customCodeNotPermitted)
-	}
-	if s.cfg.TestRead == nil {
-		return nil, fail(http.StatusNotImplemented, "test_read is not available in this build")
 	}
 	sess, err := s.session(c, req.Manifest, req.Config, what)
 	if err != nil {
@@ -362,6 +369,24 @@ func (s *Server) testRead(c *call) (any, error) {
 		return nil, fail(http.StatusBadRequest, "%s: %v", what, err)
 	}
 	return out, nil
+}
+
+// BuilderTestRead is the Connector Builder's test read (pkg/builder) with the CDK's schema
+// and datetime format inference: what test_read answers. The state of the request is a
+// state file's text or test_read's list of state messages.
+func BuilderTestRead(ctx context.Context, s *session.Session, req TestReadRequest) (any, error) {
+	o := builder.Options{
+		Limits:      builder.Limits{Records: req.RecordLimit, PagesPerSlice: req.PageLimit, Slices: req.SliceLimit},
+		NewInferrer: builder.SchemaInference(s.Values.Map),
+	}
+	if len(req.State) > 0 {
+		state, err := session.OpenState(session.StateFiles{Given: req.State, GivenName: "the state"})
+		if err != nil {
+			return nil, err
+		}
+		o.StateOf = state.Of
+	}
+	return builder.TestRead(ctx, s, req.Stream, o)
 }
 
 // customCodeNotPermitted is the CDK's AirbyteCustomCodeNotPermittedError, which this server

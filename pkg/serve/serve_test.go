@@ -282,7 +282,7 @@ func TestTestReadLimits(t *testing.T) {
 		t.Errorf("%d %s", status, body)
 	}
 	post(t, url, "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": "books", "record_limit": 7, "page_limit": 2, "slice_limit": 20})
-	want := []TestReadRequest{{"books", 100, 5, 5}, {"books", 7, 2, 20}}
+	want := []TestReadRequest{{Stream: "books", RecordLimit: 100, PageLimit: 5, SliceLimit: 5}, {Stream: "books", RecordLimit: 7, PageLimit: 2, SliceLimit: 20}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("requests %v, want %v", got, want)
 	}
@@ -311,5 +311,58 @@ func TestSecretNeverAnswered(t *testing.T) {
 	}
 	if strings.Contains(log.String(), "very-secret-token-42") {
 		t.Error("the access log has the secret")
+	}
+}
+
+// A test read through the API: the Builder's StreamRead of the demo API's books, two pages
+// at most, its schema inferred.
+func TestTestReadReadsTheDemoAPI(t *testing.T) {
+	url, api, _ := setup(t, Config{})
+	status, body, _ := post(t, url, "/v1/manifest/test_read", map[string]any{
+		"manifest": manifestJSON(t, "bearer-auth.yaml"), "config": config(api, "demo-bearer-token"),
+		"stream_name": "books", "page_limit": 2, "record_limit": 3,
+	})
+	if status != 200 {
+		t.Fatalf("%d %s", status, body)
+	}
+	var sr struct {
+		Logs   []any `json:"logs"`
+		Slices []struct {
+			SliceDescriptor any `json:"slice_descriptor"`
+			Pages           []struct {
+				Records []map[string]any `json:"records"`
+				Request struct {
+					URL     string            `json:"url"`
+					Method  string            `json:"http_method"`
+					Headers map[string]string `json:"headers"`
+				} `json:"request"`
+				Response struct {
+					Status int `json:"status"`
+				} `json:"response"`
+			} `json:"pages"`
+		} `json:"slices"`
+		Limit          bool           `json:"test_read_limit_reached"`
+		InferredSchema map[string]any `json:"inferred_schema"`
+		Formats        map[string]any `json:"inferred_datetime_formats"`
+	}
+	if err := json.Unmarshal([]byte(body), &sr); err != nil {
+		t.Fatal(err)
+	}
+	if len(sr.Slices) != 1 || len(sr.Slices[0].Pages) != 2 || !sr.Limit {
+		t.Fatalf("slices %+v, limit reached %v", sr.Slices, sr.Limit)
+	}
+	pg := sr.Slices[0].Pages[1]
+	if pg.Request.Method != "GET" || pg.Request.URL != api+"/v1/bearer/books?offset=100&limit=100" || pg.Response.Status != 200 {
+		t.Errorf("second page: %+v", pg)
+	}
+	if pg.Request.Headers["Authorization"] != "Bearer ****" {
+		t.Errorf("the token is not masked: %v", pg.Request.Headers)
+	}
+	props, _ := sr.InferredSchema["properties"].(map[string]any)
+	if sr.InferredSchema["$schema"] != "http://json-schema.org/schema#" || props["id"] == nil {
+		t.Errorf("inferred schema %v", sr.InferredSchema)
+	}
+	if strings.Contains(body, "demo-bearer-token") {
+		t.Error("the token reached the answer")
 	}
 }
