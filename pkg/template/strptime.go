@@ -581,17 +581,18 @@ func fromFloatTimestamp(f float64) (time.Time, error) {
 }
 
 // intLiteral is Python's int() of a string: spaces around, a sign, digits of any script with
-// single underscores between them.
+// single underscores between them. int() strips Unicode white space but not the separators
+// U+001C–U+001F that str.isspace() counts: Go's unicode.IsSpace is that set.
 func intLiteral(s string) (int64, error) {
-	bad := fmt.Errorf("invalid literal for int() with base 10: %s", pyRepr(s))
-	t := strings.TrimFunc(s, isPySpace)
+	t := strings.TrimFunc(s, unicode.IsSpace)
 	neg := false
 	if t != "" && (t[0] == '+' || t[0] == '-') {
 		neg = t[0] == '-'
 		t = t[1:]
 	}
+	bad := func() error { return fmt.Errorf("invalid literal for int() with base 10: %s", pyRepr(s)) }
 	if t == "" || strings.HasPrefix(t, "_") || strings.HasSuffix(t, "_") || strings.Contains(t, "__") {
-		return 0, bad
+		return 0, bad()
 	}
 	var n int64
 	for _, r := range t {
@@ -599,7 +600,7 @@ func intLiteral(s string) (int64, error) {
 			continue
 		}
 		if !unicode.Is(unicode.Nd, r) {
-			return 0, bad
+			return 0, bad()
 		}
 		d := int64(digitValue(r))
 		if n > (math.MaxInt64-d)/10 {
