@@ -127,7 +127,7 @@ CONNECTOR_<FLAG> (dashes become underscores: CONNECTOR_MAX_RECORDS=10; a repeata
 takes one value there); the settings file (--settings FILE or CONNECTOR_SETTINGS, YAML, JSON
 or TOML); the flag's default. In the settings file, a top-level key is a flag name and applies
 to every command that has that flag; a section named after a command (validate:, check:,
-read:, paginate-trace:, streams:, init-values:, test:, oauth:, demo-api:, serve:) applies to that
+read:, paginate-trace:, streams:, init-values:, test:, oauth:, demo-api:, serve:, infer-schema:) applies to that
 command only and wins over the top level. An unknown key is an error, and so is a top-level
 value that a command's flag refuses (format: envelope suits read, not check): move it under
 that command's section.
@@ -191,6 +191,7 @@ that command's section.
 		newCmdInitValues(io, nil),
 		newCmdDemoAPI(io, env, nil),
 		newCmdServe(io, env, nil),
+		newCmdInferSchema(io, env, nil),
 		newCmdOAuth(io, env, nil),
 		newCmdAirbyte(io, env, nil),
 		newCmdTest(io, env, nil),
