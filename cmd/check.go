@@ -53,6 +53,7 @@ FAILED with the reason, and exits 0 only when every stream passed.
 	opts.flags.addVerbosity(c)
 	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per stream)")
 	opts.flags.rec.add(c)
+	opts.flags.addSchemaCheck(c)
 	return c
 }
 
@@ -88,16 +89,20 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 	red := opts.io.paint(false, color.FgRed, color.Bold)
 	enc := json.NewEncoder(opts.io.Out)
 	enc.SetEscapeHTML(false)
-	failed := 0
+	failed, schemaWarnings := 0, 0
 	for _, t := range plan.Targets {
 		line := checkLine{Stream: t.Name, OK: false, Error: t.Missing}
 		if t.Stream != nil {
-			res := p.CheckStream(ctx, t.Stream)
+			res := p.CheckStream(ctx, t.Stream, opts.flags.checkSchema)
 			if errors.Is(res.Err, context.Canceled) {
 				return res.Err
 			}
 			line.OK, line.Records = res.Err == nil, res.Records
 			line.Error = opts.io.redactor.String(res.Reason)
+			if res.Schema != nil {
+				schemaWarnings += res.Schema.Total()
+				printSchemaCheck(opts.io, opts.flags.quiet, t.Name, *res.Schema, res.SchemaErr)
+			}
 		}
 		if !line.OK {
 			failed++
@@ -115,6 +120,10 @@ func checkRun(ctx context.Context, opts *checkOptions) (err error) {
 		}
 	}
 	if failed > 0 {
+		return &silentError{code: exitFailure}
+	}
+	if opts.flags.strict && schemaWarnings > 0 {
+		opts.io.printError(fmt.Errorf("--strict: the schema check found %s", plural(schemaWarnings, "warning")))
 		return &silentError{code: exitFailure}
 	}
 	return nil

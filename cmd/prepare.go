@@ -39,6 +39,9 @@ type runFlags struct {
 	rec              recordFlags
 	// command names the command running, for a recording.
 	command string
+	// checkSchema checks the records against the declared schema (--check-schema); strict
+	// makes what it finds a failure.
+	checkSchema, strict bool
 	// noDefaults leaves absent values absent instead of filling the spec's defaults (the
 	// Airbyte entry point: the CDK validates the config as given).
 	noDefaults bool

@@ -80,6 +80,7 @@ read and exits 130.
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails instead of reading the others")
 	opts.flags.state.add(c)
 	opts.flags.rec.add(c)
+	opts.flags.addSchemaCheck(c)
 	intFlag(c.Flags(), &opts.flags.concurrency, "concurrency", 0, fmt.Sprintf("read up to `N` slices at once, across and within streams (default: the definition's concurrency_level, else 1; at most %d); stdout stays exactly that of a read one slice at a time", maxConcurrency),
 		0, "must be 0 (the definition's concurrency_level) or more", maxConcurrency, fmt.Sprintf("must be at most %d (a limit of connector)", maxConcurrency))
 	return c
@@ -133,7 +134,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 		MaxSlices: f.maxSlices, MaxPages: f.maxPages, MaxRecords: f.maxRecords,
 		Prefetch: f.prefetch, Workers: f.concurrency, FailFast: f.failFast,
 		Protocol: opts.protocol, Missing: opts.missing, ConfigAsGiven: opts.configAsGiven,
-		Observer: prog, Report: readReport(opts.io, f.quiet, prog),
+		Observer: prog, Report: readReport(opts.io, f.quiet, prog), CheckSchema: f.checkSchema,
 	})
 	switch {
 	case err != nil:
@@ -141,6 +142,9 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 	case res.Stopped != nil:
 		return res.Stopped
 	case res.Failed > 0 || res.StateErr != nil:
+		return &silentError{code: exitFailure}
+	case f.strict && res.SchemaWarnings > 0:
+		opts.io.printError(fmt.Errorf("--strict: the schema check found %s", plural(res.SchemaWarnings, "warning")))
 		return &silentError{code: exitFailure}
 	}
 	return ctx.Err()

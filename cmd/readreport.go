@@ -59,6 +59,8 @@ func readReport(s *ioStreams, quiet bool, prog *progress) func(session.Event) {
 		case session.StateUnchanged:
 			fmt.Fprintf(s.Err, "%s: state unchanged for %s that failed before a slice was read whole: %s\n",
 				ev.File, plural(len(ev.Streams), "stream"), cutList(ev.Streams, 10))
+		case session.SchemaChecked:
+			printSchemaCheck(s, quiet, ev.Stream, ev.Report, ev.Err)
 		case session.Failures:
 			if ev.NotRead > 0 {
 				fmt.Fprintf(s.Err, "--fail-fast: stopped at the first failure; %s not read\n", plural(ev.NotRead, "stream"))

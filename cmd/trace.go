@@ -25,6 +25,7 @@ import (
 	"connector/pkg/record"
 	"connector/pkg/redact"
 	"connector/pkg/run"
+	"connector/pkg/session"
 	"connector/pkg/slice"
 	"connector/pkg/template"
 )
@@ -100,6 +101,7 @@ test_read_limit_reached). Its limits are the Builder's unless told: 100 records
 	opts.flags.state.add(c)
 	opts.flags.rec.add(c)
 	intFlag(c.Flags(), &opts.showRecords, "show-records", 0, "show the first `N` records of each page as they are emitted (after the transformations)", 0, "must be 0 or more", 1000, "must be at most 1000")
+	opts.flags.addSchemaCheck(c)
 	intFlag(c.Flags(), &opts.showBodies, "show-bodies", 0, "show the first `N` bytes of each response body (JSON pretty-printed, secrets masked)", 0, "must be 0 or more", 0, "")
 	return c
 }
@@ -144,9 +146,19 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 	ro.FailFast = opts.flags.failFast
 	ro.ShowRecords = opts.showRecords
 	ro.Warn = func(text string) { fmt.Fprintln(opts.io.Err, opts.io.redactor.String("note: "+text)) }
-	failed := 0
+	var checks *session.SchemaChecks
+	if opts.flags.checkSchema {
+		checks = session.NewSchemaChecks(p.Streams)
+		ro.Out = checks
+	}
+	failed, schemaWarnings := 0, 0
 	for _, s := range p.Streams {
 		res := run.Stream(ctx, ro, s)
+		if checks != nil && !errors.Is(res.Err, context.Canceled) {
+			rep, err := checks.Report(s.Name)
+			schemaWarnings += rep.Total()
+			printSchemaCheck(opts.io, opts.flags.quiet, s.Name, rep, err)
+		}
 		if res.Limit.Set() && res.Err == nil {
 			fmt.Fprintf(opts.io.Err, "%s: stopped early by %s after %s and %s\n", s.Name, res.Limit,
 				plural(res.Records, "record"), plural(res.Pages, "page"))
@@ -167,6 +179,10 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 		return &silentError{code: exitFailure}
 	}
 	if failed > 0 {
+		return &silentError{code: exitFailure}
+	}
+	if opts.flags.strict && schemaWarnings > 0 {
+		opts.io.printError(fmt.Errorf("--strict: the schema check found %s", plural(schemaWarnings, "warning")))
 		return &silentError{code: exitFailure}
 	}
 	return nil

@@ -200,7 +200,7 @@ func CheckConnection(ctx context.Context, s *session.Session) (Status, error) {
 			msg := red.String(fmt.Sprintf("%s is not part of the catalog. Expected one of %s.", t.Name, template.PyRepr(names)))
 			return Status{Fatal: msg, Logs: []Log{{"FATAL", msg}}}, nil
 		}
-		res := s.CheckStream(ctx, t.Stream)
+		res := s.CheckStream(ctx, t.Stream, false)
 		if errors.Is(res.Err, context.Canceled) {
 			return Status{}, res.Err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"connector/pkg/manifest"
 	"connector/pkg/run"
+	"connector/pkg/schemacheck"
 )
 
 // CheckPlan is what a check of the session reads: the first page of the stream of each of
@@ -73,14 +74,28 @@ type CheckResult struct {
 	Err     error
 	// Reason is Err without the "stream X, page 1:" in front: the check names the stream.
 	Reason string
+	// Schema is what the checks of the page's records found, when they were asked for;
+	// SchemaErr why the declared schema could not be used.
+	Schema    *schemacheck.Report
+	SchemaErr error
 }
 
-// CheckStream reads the first page of the first slice of st.
-func (s *Session) CheckStream(ctx context.Context, st *manifest.Stream) CheckResult {
+// CheckStream reads the first page of the first slice of st; with checkSchema, its records
+// are checked against the stream's declared schema and primary key.
+func (s *Session) CheckStream(ctx context.Context, st *manifest.Stream, checkSchema bool) CheckResult {
 	o := s.Options()
 	o.MaxSlices, o.MaxPages = 1, 1
+	var checks *SchemaChecks
+	if checkSchema {
+		checks = NewSchemaChecks([]*manifest.Stream{st})
+		o.Out = checks
+	}
 	res := run.Stream(ctx, o, st)
 	r := CheckResult{Records: res.FirstPageRecords, Err: res.Err}
+	if checks != nil && res.Err == nil {
+		rep, err := checks.Report(st.Name)
+		r.Schema, r.SchemaErr = &rep, err
+	}
 	if res.Err != nil {
 		cause := res.Err
 		var se *run.StreamError

@@ -14,6 +14,7 @@ import (
 	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/run"
+	"connector/pkg/schemacheck"
 	"connector/pkg/template"
 )
 
@@ -51,6 +52,9 @@ type ReadSpec struct {
 	// Report hears what a person should know about the read, as typed events, in the order
 	// they happen; nil drops them. It is never called twice at once.
 	Report func(Event)
+	// CheckSchema checks every record written against its stream's declared schema and
+	// primary key; each stream's end then reports a SchemaChecked.
+	CheckSchema bool
 }
 
 // Event is something a person should know about a read: one of the types below.
@@ -115,6 +119,13 @@ type (
 	// Failures closes a read in which streams failed: how many of how many, and how many
 	// streams --fail-fast left unread.
 	Failures struct{ Failed, Streams, NotRead int }
+	// SchemaChecked is what the checks of a stream's records found (ReadSpec.CheckSchema);
+	// Err says why the declared schema could not be used.
+	SchemaChecked struct {
+		Stream string
+		Report schemacheck.Report
+		Err    error
+	}
 )
 
 func (Warning) event()         {}
@@ -129,6 +140,7 @@ func (Unreached) event()       {}
 func (StateUnchanged) event()  {}
 func (StateNotWritten) event() {}
 func (Failures) event()        {}
+func (SchemaChecked) event()   {}
 
 // MaxConcurrency is the most slices a read reads at once.
 const MaxConcurrency = 64
@@ -150,6 +162,8 @@ type Outcome struct {
 	Stopped error
 	// StateErr is the state file's last write error.
 	StateErr error
+	// SchemaWarnings counts what the schema checks found (ReadSpec.CheckSchema).
+	SchemaWarnings int
 }
 
 // Read reads the session's streams into spec.Out: what `read`, `airbyte read` and `test`
@@ -167,6 +181,9 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 	}
 	defer out.Close() // every stream's end already waited for its records to be written
 	r := &reading{s: s, spec: spec, out: out, closed: map[string]bool{}}
+	if spec.CheckSchema {
+		r.checks = NewSchemaChecks(s.Streams)
+	}
 	if spec.Protocol || output.Protocol(spec.Format) {
 		s.Client.FailFast = false // the CDK's retries
 	}
@@ -195,8 +212,12 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 	defer stop()
 	r.stop = stop
 	hooks := run.Hooks{Start: r.started, End: func(res run.Result) { r.ended(ctx, res) }}
-	run.Read(rctx, ro, s.Streams, workers(spec.Workers, s.Def), sequenced{output.NewSequencer(rctx, r.out)}, hooks)
-	o := Outcome{Failed: r.failed, Stopped: r.stopErr, StateErr: spec.State.Close()}
+	var dst run.Output = sequenced{output.NewSequencer(rctx, r.out)}
+	if r.checks != nil {
+		dst = r.checks.Wrap(dst)
+	}
+	run.Read(rctx, ro, s.Streams, workers(spec.Workers, s.Def), dst, hooks)
+	o := Outcome{Failed: r.failed, Stopped: r.stopErr, StateErr: spec.State.Close(), SchemaWarnings: r.schemaWarnings}
 	if o.StateErr != nil {
 		r.report(StateNotWritten{Err: o.StateErr})
 	}
@@ -238,7 +259,10 @@ type reading struct {
 	failures []string // "stream: repr of the cause", for the protocol's closing summary
 	// unreached are failed streams whose host an earlier request found unreachable.
 	unreached []Unreached
-	stopErr   error // an interrupt or a closed output: the read ends
+	checks    *SchemaChecks // nil without CheckSchema
+	// Warnings counts what the schema checks found.
+	schemaWarnings int
+	stopErr        error // an interrupt or a closed output: the read ends
 }
 
 // report gives ev to the face; the caller holds r.mu or runs alone.
@@ -333,6 +357,11 @@ func (r *reading) ended(ctx context.Context, res run.Result) {
 	}
 	for _, sk := range res.Skipped {
 		r.report(NoPartition{Stream: res.Stream, Skip: sk})
+	}
+	if r.checks != nil && !errors.Is(res.Err, context.Canceled) {
+		rep, err := r.checks.Report(res.Stream)
+		r.schemaWarnings += rep.Total()
+		r.report(SchemaChecked{Stream: res.Stream, Report: rep, Err: err})
 	}
 	switch {
 	case errors.Is(res.Err, context.Canceled):
