@@ -205,3 +205,46 @@ func TestReadProtocol(t *testing.T) {
 		t.Error("the secret reached the output")
 	}
 }
+
+// With CheckSchema, each stream's end reports what the checks of its records found: here
+// no declared schema, no primary key, and a stream that returned nothing.
+func TestReadCheckSchema(t *testing.T) {
+	_, events, res := readWith(t, ReadSpec{Format: "records", CheckSchema: true})
+	var got []string
+	for _, e := range events {
+		if strings.HasPrefix(e, "session.SchemaChecked") {
+			got = append(got, e)
+		}
+	}
+	want := []string{
+		"session.SchemaChecked {Stream:items Report:{Records:3 Warnings:[] Counts:map[]} Err:<nil>}",
+		"session.SchemaChecked {Stream:gone Report:{Records:0 Warnings:[the stream returned no records] Counts:map[no_records:1]} Err:<nil>}",
+		"session.SchemaChecked {Stream:more Report:{Records:1 Warnings:[] Counts:map[]} Err:<nil>}",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || res.SchemaWarnings != 1 {
+		t.Errorf("got\n%s\nwant\n%s\n(%d warnings)", strings.Join(got, "\n"), strings.Join(want, "\n"), res.SchemaWarnings)
+	}
+}
+
+// The check plan: check.stream_names in their order; the first page of a stream read with
+// its records checked when asked.
+func TestCheckPlanAndStream(t *testing.T) {
+	srv := readAPI(t)
+	def := strings.Replace(readDef, "streams:\n", "check: {type: CheckStream, stream_names: [more, gone]}\nstreams:\n", 1)
+	s, err := open(t, def, "base_url: "+srv.URL+"\napi_key: k-secret\n", Inputs{}, Env{Redactor: &redact.Redactor{}, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := s.CheckPlan()
+	if len(plan.Targets) != 2 || plan.Targets[0].Stream == nil || plan.Targets[0].Name != "more" || plan.Targets[1].Name != "gone" {
+		t.Fatalf("plan %+v", plan)
+	}
+	res := s.CheckStream(context.Background(), plan.Targets[0].Stream, true)
+	if res.Err != nil || res.Records != 1 || res.Schema == nil || res.Schema.Records != 1 || res.Schema.Total() != 0 {
+		t.Errorf("check of more: %+v", res)
+	}
+	res = s.CheckStream(context.Background(), plan.Targets[1].Stream, true)
+	if res.Err == nil || !strings.HasPrefix(res.Reason, "404 Not Found from GET ") || res.Schema != nil {
+		t.Errorf("check of gone: %+v", res)
+	}
+}
