@@ -191,6 +191,7 @@ that command's section.
 		newCmdInitValues(io, nil),
 		newCmdDemoAPI(io, env, nil),
 		newCmdServe(io, env, nil),
+		newCmdDev(io, env, nil),
 		newCmdOAuth(io, env, nil),
 		newCmdAirbyte(io, env, nil),
 		newCmdTest(io, env, nil),

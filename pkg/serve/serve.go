@@ -35,6 +35,9 @@ const (
 type TestReadRequest struct {
 	Stream                             string
 	RecordLimit, PageLimit, SliceLimit int
+	// State is the state the read starts from, as test_read's body gives it (a list of
+	// state messages) or as a state file holds it; nil: none.
+	State json.RawMessage
 }
 
 // TestReader runs the Builder's test read of one stream of an open session and returns the
@@ -337,6 +340,9 @@ func (s *Server) testRead(c *call) (any, error) {
 	}
 	if c.rec != nil {
 		c.rec.stream = req.StreamName
+	}
+	if len(req.State) > 0 && string(req.State) != "null" {
+		limits.State = req.State
 	}
 	const what = "Error reading stream"
 	if req.CustomComponentsCode != nil && *req.CustomComponentsCode != "" {

@@ -1,0 +1,174 @@
+package dev
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"connector/pkg/diag"
+	"connector/pkg/schemacheck"
+)
+
+func TestWorkspaceReadsTheFirstStreamWithTheBuilderLimits(t *testing.T) {
+	p := newProject(t, "definitions/bearer-auth.yaml")
+	ws := p.start(t, Config{})
+	v := waitView(t, ws, "a result", settled)
+	if v.Broken || v.Stream != "books" || !reflect.DeepEqual(v.Limits, DefaultLimits) {
+		t.Fatalf("view: broken %v, stream %q, limits %+v", v.Broken, v.Stream, v.Limits)
+	}
+	wantStreams := []StreamInfo{{Name: "books", PrimaryKey: [][]string{{"id"}}}}
+	if !reflect.DeepEqual(v.Streams, wantStreams) {
+		t.Errorf("streams %+v, want %+v", v.Streams, wantStreams)
+	}
+	r := v.Results[0]
+	if r.Error != "" || r.Records != 100 || r.Pages != 1 || r.Slices != 1 || !r.LimitReached {
+		t.Fatalf("result: error %q, %d records, %d pages, %d slices, limit reached %v", r.Error, r.Records, r.Pages, r.Slices, r.LimitReached)
+	}
+	// No declared schema: every inferred field is undeclared; the YAML is ready to paste.
+	if len(r.Fields) == 0 || r.Fields[0] != (schemacheck.Field{Path: "id", Inferred: "number", Diff: schemacheck.Undeclared}) {
+		t.Errorf("fields %+v", r.Fields)
+	}
+	if !strings.HasPrefix(r.SchemaYAML, "schema_loader:\n  type: InlineSchemaLoader\n  schema:\n    $schema: http://json-schema.org/schema#\n") {
+		t.Errorf("schema YAML:\n%s", r.SchemaYAML)
+	}
+	raw := string(ws.Current())
+	if !strings.Contains(raw, `Bearer ****`) {
+		t.Errorf("the view shows no masked Authorization header")
+	}
+	for _, s := range demoSecrets {
+		if strings.Contains(raw, s) {
+			t.Errorf("the view holds the secret %q", s)
+		}
+	}
+}
+
+func TestWorkspaceReadsAgainOnSaveAndKeepsTheLastGoodResultOfABrokenFile(t *testing.T) {
+	p := newProject(t, "definitions/offset-pagination.yaml")
+	ws := p.start(t, Config{Limits: Limits{Records: 250}})
+	v := waitView(t, ws, "a result", settled)
+	if r := v.Results[0]; r.Records != 250 || r.Pages != 3 {
+		t.Fatalf("first read: %d records in %d pages, want 250 in 3", r.Records, r.Pages)
+	}
+	first := v.Round
+
+	p.edit(t, "page_size: 100", "page_size: 50")
+	v = waitView(t, ws, "the read after the edit", func(v *View) bool { return v.Round > first && settled(v) })
+	if r := v.Results[0]; r.Records != 250 || r.Pages != 5 || v.Broken {
+		t.Fatalf("after the edit: %d records in %d pages, broken %v; want 250 in 5", r.Records, r.Pages, v.Broken)
+	}
+	good := v.Round
+
+	p.edit(t, "          pagination_strategy:\n", "          pagination_strategy: [\n")
+	v = waitView(t, ws, "the broken file", func(v *View) bool { return v.Round > good && v.Broken })
+	if len(v.Problems) == 0 || v.Problems[0].Severity != diag.Error || v.Problems[0].Line == 0 || v.Problems[0].File != p.def {
+		t.Fatalf("problems %+v, want an error with its position in %s", v.Problems, p.def)
+	}
+	if len(v.Results) != 1 || v.Results[0].Round != good || v.Results[0].Pages != 5 {
+		t.Errorf("the last good result is not kept: %+v", v.Results)
+	}
+	if v.Reading {
+		t.Error("a broken file is being read")
+	}
+}
+
+func TestWorkspaceWarnsAboutRecordsAgainstTheDeclaredSchema(t *testing.T) {
+	p := newProject(t, "definitions/offset-pagination.yaml")
+	p.edit(t, "      retriever:\n", `      schema_loader:
+        type: InlineSchemaLoader
+        schema:
+          type: object
+          properties:
+            id: {type: integer}
+            title: {type: string}
+            price: {type: integer}
+            pages: {type: integer}
+      retriever:
+`)
+	ws := p.start(t, Config{Limits: Limits{Records: 3}})
+	v := waitView(t, ws, "a result", settled)
+	r := v.Results[0]
+	want := []schemacheck.Warning{
+		{Kind: schemacheck.Mismatch, Record: 1, Pointer: "/price", Message: "got number, want integer"},
+		{Kind: schemacheck.Mismatch, Record: 2, Pointer: "/price", Message: "got number, want integer"},
+		{Kind: schemacheck.Mismatch, Record: 3, Pointer: "/price", Message: "got number, want integer"},
+	}
+	if !reflect.DeepEqual(r.Check.Warnings, want) {
+		t.Errorf("warnings %+v", r.Check.Warnings)
+	}
+	diffs := map[string]schemacheck.Diff{}
+	for _, f := range r.Fields {
+		diffs[f.Path] = f.Diff
+	}
+	if diffs["id"] != schemacheck.Same || diffs["price"] != schemacheck.Type || diffs["pages"] != schemacheck.Unseen || diffs["tags"] != schemacheck.Undeclared {
+		t.Errorf("differences %v", diffs)
+	}
+	var declared map[string]any
+	if err := json.Unmarshal(r.Declared, &declared); err != nil || declared["type"] != "object" {
+		t.Errorf("declared schema %s (%v)", r.Declared, err)
+	}
+}
+
+func TestWorkspaceChooseAndReadAgainFromState(t *testing.T) {
+	p := newProject(t, "definitions/incremental-datetime.yaml")
+	ws := p.start(t, Config{})
+	v := waitView(t, ws, "a result", settled)
+	if !v.Streams[0].Incremental || v.Streams[0].Cursor == "" {
+		t.Fatalf("streams %+v, want an incremental stream with its cursor", v.Streams)
+	}
+	r := v.Results[0]
+	if r.Error != "" || len(r.State) == 0 || r.From != "" {
+		t.Fatalf("first read: error %q, state %s, from %q", r.Error, r.State, r.From)
+	}
+	ctx := context.Background()
+	if err := ws.ReadAgain(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, ws, "the read from the state", func(v *View) bool { return settled(v) && v.Results[0].From == "read" })
+	if got := v.Results[0]; string(got.StartState) != string(r.State) {
+		t.Errorf("started from %s, want %s", got.StartState, r.State)
+	}
+	if err := ws.Choose(ctx, "nope", Limits{}); err == nil || err.Error() != `unknown stream "nope"` {
+		t.Errorf("choosing an unknown stream: %v", err)
+	}
+	if err := ws.Choose(ctx, v.Stream, Limits{Records: 7, Pages: 99}); err != nil {
+		t.Fatal(err)
+	}
+	v = waitView(t, ws, "the read with new limits", func(v *View) bool { return settled(v) && v.Limits.Records == 7 })
+	if v.Limits != (Limits{Records: 7, Pages: 20, Slices: 5}) || v.Results[0].Records != 7 || v.Results[0].From != "" {
+		t.Errorf("limits %+v, %d records, from %q", v.Limits, v.Results[0].Records, v.Results[0].From)
+	}
+}
+
+func TestWorkspaceReportsValuesProblemsWithPositions(t *testing.T) {
+	p := newProject(t, "definitions/bearer-auth.yaml")
+	p.write(t, p.values, "base_url: "+p.api.URL+"\nbearer_token: [1, 2]\n")
+	ws := p.start(t, Config{})
+	v := waitView(t, ws, "a broken view", func(v *View) bool { return v.Broken })
+	if len(v.Problems) != 1 || v.Problems[0].File != p.values || v.Problems[0].Line != 2 {
+		t.Fatalf("problems %+v, want one at %s:2", v.Problems, p.values)
+	}
+	p.write(t, p.values, "base_url: "+p.api.URL+"\nbearer_token: demo-bearer-token\n")
+	v = waitView(t, ws, "a read", func(v *View) bool { return settled(v) && !v.Broken })
+	if v.Results[0].Records != 100 {
+		t.Errorf("after the fix: broken %v, %+v", v.Broken, v.Results)
+	}
+	if strings.Contains(string(ws.Current()), "demo-bearer-token") {
+		t.Error("the view holds the bearer token")
+	}
+}
+
+func TestWorkspaceAllReadsEveryStreamForTheTerminal(t *testing.T) {
+	p := newProject(t, "definitions/substream-partition-router.yaml")
+	ws := p.start(t, Config{All: true, Limits: Limits{Records: 5, Pages: 1, Slices: 2}})
+	v := waitView(t, ws, "every stream read", func(v *View) bool { return settled(v) && len(v.Results) == len(v.Streams) })
+	var out strings.Builder
+	(&Printer{Out: &out}).View(v)
+	// (The stand-in test read limits pages per stream, not per slice.)
+	want := "authors  5 records, 1 page, no warnings; schema: none declared (8 fields inferred)\n" +
+		"author_books  2 records, 1 page, no warnings; schema: none declared (11 fields inferred)\n"
+	if out.String() != want {
+		t.Errorf("summary:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
