@@ -111,4 +111,6 @@ func waitView(t *testing.T, ws *Workspace, what string, ok func(*View) bool) *Vi
 }
 
 // settled reports a view of a round whose reads are all done.
-func settled(v *View) bool { return !v.Reading && (v.Broken || len(v.Results) > 0 && v.Results[0].Round == v.Round) }
+func settled(v *View) bool {
+	return !v.Reading && (v.Broken || len(v.Results) > 0 && v.Results[0].Round == v.Round)
+}
