@@ -16,7 +16,11 @@ func servePage(t *testing.T, ws *Workspace, token string) *httptest.Server {
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config.Handler = NewServer(ws, srv.Listener.Addr().String(), "127.0.0.1", token)
 	srv.Start()
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		// The page's event stream stays open: end it, or Close waits for it.
+		srv.CloseClientConnections()
+		srv.Close()
+	})
 	return srv
 }
 

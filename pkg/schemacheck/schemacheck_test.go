@@ -144,6 +144,7 @@ func TestCompare(t *testing.T) {
 	  "properties": {
 	    "title": {"type": ["null", "string"]},
 	    "id": {"type": "number"},
+	    "year": {"type": ["null", "string"]},
 	    "price": {"type": "number"},
 	    "isbn": {"type": "string"},
 	    "author": {"type": "object", "properties": {"name": {"type": "string"}, "born": {"type": "number"}}},
@@ -156,6 +157,7 @@ func TestCompare(t *testing.T) {
 	  "properties": {
 	    "id": {"type": "integer"},
 	    "title": {"type": "string"},
+	    "year": {"type": "integer"},
 	    "price": {"type": ["null", "string"]},
 	    "author": {"type": "object", "properties": {"name": {"type": "string"}, "died": {"type": "integer"}}},
 	    "tags": {"type": "array", "items": {"type": "object", "properties": {"k": {}}}},
@@ -164,8 +166,9 @@ func TestCompare(t *testing.T) {
 	  }
 	}`)
 	want := []Field{
-		{"title", 0, "null | string", "string", Type},
+		{"title", 0, "null | string", "string", Same},
 		{"id", 0, "number", "integer", Same},
+		{"year", 0, "null | string", "integer", Type},
 		{"price", 0, "number", "null | string", Type},
 		{"isbn", 0, "string", "", Undeclared},
 		{"author", 0, "object", "object", Same},

@@ -25,7 +25,7 @@ function el(tag, attrs, ...children) {
     if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v === true ? '' : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c !== undefined && c !== null && c !== false) e.append(c);
   }
   return e;
@@ -169,7 +169,7 @@ function renderTab(r) {
   const panel = $('panel');
   const main = $('main');
   const scroll = main.scrollTop;
-  const read = r && r.read ? parseJSON(JSON.stringify(r.read)) : null;
+  const read = r && r.read;
   const render = {records: recordsTab, requests: requestsTab, schema: schemaTab, state: stateTab, logs: logsTab}[tab];
   panel.replaceChildren(r && read ? render(r, read) : el('p', {class: 'muted'}, 'Nothing to show.'));
   main.scrollTop = scroll;
@@ -193,8 +193,7 @@ function recordsTab(r, read) {
   let n = 0;
   read.slices.forEach((s, si) => s.pages.forEach((p, pi) => {
     const where = `slice ${si + 1} · page ${pi + 1} · ${plural(p.records.length, 'record')}`;
-    rows.push(el('tr', {class: 'group'}, el('td', {colspan: columns.length + 1}, where,
-      s.slice_descriptor ? el('code', {class: 'muted'}, ' ' + compact(s.slice_descriptor)) : null)));
+    rows.push(el('tr', {class: 'group'}, el('td', {colspan: columns.length + 1}, where, descriptor(s.slice_descriptor))));
     for (const rec of p.records) {
       n++;
       const warnings = byRecord.get(n);
@@ -217,13 +216,19 @@ function recordsTab(r, read) {
       el('tbody', {}, rows))));
 }
 
-function compact(v) { return JSON.stringify(v, numReplacer); }
-function numReplacer(k, v) { return v instanceof Num ? Number(v.text) : v; }
-function pretty(v) {
-  // Num values keep their text: written as a marker, then put back.
+// stringify writes JSON as JSON.stringify does, numbers kept as the API wrote them.
+function stringify(v, indent) {
   const marks = [];
-  const text = JSON.stringify(v, (k, x) => x instanceof Num ? `\u0000${marks.push(x.text) - 1}\u0000` : x, 2);
-  return text.replace(/"\u0000(\d+)\u0000"/g, (m, i) => marks[+i]);
+  const text = JSON.stringify(v, (k, x) => x instanceof Num ? `\uE000${marks.push(x.text) - 1}\uE000` : x, indent);
+  return text.replace(/"\uE000(\d+)\uE000"/g, (m, i) => marks[+i]);
+}
+function compact(v) { return stringify(v); }
+function pretty(v) { return stringify(v, 2); }
+
+// descriptor shows a slice's descriptor, nothing for a slice without partition or cursor.
+function descriptor(d) {
+  const empty = !d || Object.values(d).every((x) => x === null || (typeof x === 'object' && !Object.keys(x).length));
+  return empty ? null : el('code', {class: 'muted'}, ' ' + compact(d));
 }
 
 // cell shows a value of a record: scalars as they are, objects and arrays folded.
@@ -232,11 +237,12 @@ function cell(v) {
   if (v === null) return el('span', {class: 'null'}, 'null');
   if (v instanceof Num) return el('span', {class: 'number'}, v.text);
   if (typeof v === 'object') {
-    const size = Array.isArray(v) ? `[${v.length}]` : `{${Object.keys(v).length}}`;
-    return el('details', {class: 'fold'}, el('summary', {}, size), el('pre', {}, pretty(v)));
+    const preview = compact(v);
+    return el('details', {class: 'fold'},
+      el('summary', {}, preview.length > 40 ? preview.slice(0, 39) + '…' : preview), el('pre', {}, pretty(v)));
   }
-  if (typeof v === 'string' && v.length > 120) return el('span', {title: v}, v.slice(0, 120) + '…');
-  return el('span', {class: typeof v}, String(v));
+  if (typeof v === 'string' && v.length > 120) return el('span', {class: 'string', title: v}, v.slice(0, 120) + '…');
+  return el('span', {class: typeof v === 'string' && v.length <= 40 ? 'string short' : typeof v}, String(v));
 }
 
 // ---- requests -------------------------------------------------------------------------
@@ -248,7 +254,7 @@ function requestsTab(r, read) {
   }
   read.slices.forEach((s, si) => {
     out.push(el('section', {class: 'slice'},
-      el('h3', {}, `Slice ${si + 1}`, s.slice_descriptor ? el('code', {class: 'muted'}, ' ' + compact(s.slice_descriptor)) : null),
+      el('h3', {}, `Slice ${si + 1}`, descriptor(s.slice_descriptor)),
       (s.auxiliary_requests || []).map((a, i) => auxiliary(a, `s${si}a${i}`)),
       s.pages.map((p, pi) => page(p, `s${si}p${pi}`, pi)),
       s.state && s.state.length ? el('details', {class: 'state'}, el('summary', {}, 'state after the slice'), el('pre', {}, pretty(s.state[s.state.length - 1]))) : null));
@@ -330,7 +336,11 @@ function tree(v, key, depth) {
   const entries = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
   const [open, close] = Array.isArray(v) ? ['[', ']'] : ['{', '}'];
   if (!entries.length) return el('div', {class: 'leaf'}, label, open + close);
-  const d = el('details', {}, el('summary', {}, label, `${open} ${plural(entries.length, Array.isArray(v) ? 'item' : 'key')} ${close}`));
+  // Folded, a value shows its first characters; open, how many members it has.
+  const preview = compact(v);
+  const d = el('details', {}, el('summary', {}, label,
+    el('span', {class: 'preview'}, preview.length > 80 ? preview.slice(0, 79) + '…' : preview),
+    el('span', {class: 'count'}, `${open} ${plural(entries.length, Array.isArray(v) ? 'item' : 'key')} ${close}`)));
   const kids = el('div', {class: 'kids'});
   d.append(kids);
   let shown = 0;
