@@ -637,10 +637,16 @@ func TestTraceMaxRecords(t *testing.T) {
 		{"text", `stream items (OffsetIncrement limit 2; offset → query parameter "offset"; limit → query parameter "limit")
   → GET http://API/items?offset=0&limit=2 (data)
     ← 200 OK, 28 bytes
+      Content-Length: 28
+      Content-Type: text/plain; charset=utf-8
+      Date: DATE
     page 1: 2 records extracted, token 0 → 2
     next: offset=2 (2 records ≥ limit 2)
   → GET http://API/items?offset=2&limit=2 (data)
     ← 200 OK, 28 bytes
+      Content-Length: 28
+      Content-Type: text/plain; charset=utf-8
+      Date: DATE
     page 2: 2 records extracted (1 emitted), token 2 → 4
     stop: --max-records 3
   items: 2 pages, 3 records emitted, stopped early by --max-records 3

@@ -63,7 +63,7 @@ func e2eRead(t *testing.T, api *recorder, def, extraValues string, args ...strin
 // e2eScrub replaces the local API's address (a random port) by http://API, so messages can be
 // compared exactly.
 func e2eScrub(s string, api *recorder) string {
-	return strings.ReplaceAll(s, api.URL, "http://API")
+	return scrubDates(strings.ReplaceAll(s, api.URL, "http://API"))
 }
 
 // e2eRequest is what one request must look like. Headers lists the headers to check

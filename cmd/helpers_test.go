@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -140,6 +141,7 @@ func writeFile(t *testing.T, name, content string) string {
 // golden compares got with testdata/NAME, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
+	got = scrubDates(got)
 	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -157,4 +159,12 @@ func golden(t *testing.T, name, got string) {
 	if string(want) != got {
 		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
 	}
+}
+
+// dateHeader is the Date header of a response in a trace, which changes every second.
+var dateHeader = regexp.MustCompile(`(?m)^(\s+Date: )[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$`)
+
+// scrubDates replaces the Date headers of a trace by DATE.
+func scrubDates(s string) string {
+	return dateHeader.ReplaceAllString(s, "${1}DATE")
 }

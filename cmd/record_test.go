@@ -281,8 +281,9 @@ func TestCheckAndTraceRecordAndReplay(t *testing.T) {
 	}
 }
 
-// scrubSizes replaces the sizes of the answers in a trace.
+// scrubSizes replaces the sizes of the answers in a trace, and their Content-Length.
 func scrubSizes(trace string) string {
+	trace = regexp.MustCompile(`(?m)^(\s+Content-Length: )\d+$`).ReplaceAllString(trace, "${1}N")
 	return regexp.MustCompile(`, \d+ bytes`).ReplaceAllString(trace, ", N bytes")
 }
 

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,11 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/spf13/cobra"
 
 	"connector/pkg/diag"
+	"connector/pkg/har"
 	"connector/pkg/httpx"
 	"connector/pkg/paginate"
 	"connector/pkg/record"
@@ -32,8 +35,8 @@ type traceOptions struct {
 	def    string
 	flags  runFlags
 	format string
-	// showRecords is --show-records.
-	showRecords int
+	// showRecords is --show-records, showBodies --show-bodies.
+	showRecords, showBodies int
 }
 
 func newCmdTrace(io *ioStreams, env *Env, runF func(*traceOptions) error) *cobra.Command {
@@ -59,12 +62,25 @@ reason:
 A stop by --max-pages or --max-records also ends the stream's summary ("stopped early by
 --max-records 100"; "stopped_by" in json) and is noted on stderr.
 
+Each response shows its status line and its headers (masked); --show-bodies N shows the
+first N bytes of each body too, JSON pretty-printed, secrets masked.
+
 --format json prints one JSON object per event, for scripts.
+
+--format builder prints, for the one stream --stream names, what the Airbyte Connector
+Builder's test read shows: the StreamRead JSON (slices, each with its pages' requests,
+responses and records and the state after it; auxiliary requests such as token refreshes,
+logins, parent streams and asynchronous jobs; logs; the config after a token rotation;
+test_read_limit_reached). Its limits are the Builder's unless told: 100 records
+(--max-records; like the Builder's, it only sets test_read_limit_reached), 5 pages per slice
+(--max-pages) and 5 slices (--max-slices).
 
 ` + recordingHelp,
 		Example: `  connector paginate-trace definitions/offset-pagination.yaml --testing-values testing-values.example.yaml
   connector paginate-trace def.yaml --testing-values creds.yaml --stream users --max-pages 3 --format json | jq .
   connector paginate-trace def.yaml --testing-values creds.yaml --max-records 250
+  connector paginate-trace def.yaml --testing-values creds.yaml --show-bodies 400
+  connector paginate-trace def.yaml --testing-values creds.yaml --format builder --stream users
   connector paginate-trace def.yaml --replay books.har   # the requests of a recording, offline`,
 		Args: exactlyOneDefinition,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -79,15 +95,19 @@ A stop by --max-pages or --max-records also ends the stream's summary ("stopped 
 	opts.flags.addVerbosity(c)
 	addStreamFlags(c, &opts.flags)
 	addMaxRecords(c, &opts.flags)
-	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json"}, "output format: text or json (one object per event)")
+	enumFlag(c.Flags(), &opts.format, "format", []string{"text", "json", "builder"}, "output format: text, json (one object per event) or builder (the Connector Builder's StreamRead JSON of one --stream)")
 	c.Flags().BoolVar(&opts.flags.failFast, "fail-fast", false, "stop at the first stream that fails")
 	opts.flags.state.add(c)
 	opts.flags.rec.add(c)
 	intFlag(c.Flags(), &opts.showRecords, "show-records", 0, "show the first `N` records of each page as they are emitted (after the transformations)", 0, "must be 0 or more", 1000, "must be at most 1000")
+	intFlag(c.Flags(), &opts.showBodies, "show-bodies", 0, "show the first `N` bytes of each response body (JSON pretty-printed, secrets masked)", 0, "must be 0 or more", 0, "")
 	return c
 }
 
 func traceRun(ctx context.Context, opts *traceOptions) (err error) {
+	if opts.format == "builder" && len(opts.flags.streams) != 1 {
+		return usagef("--format builder shows the test read of one stream: name it with --stream")
+	}
 	p, err := prepare(ctx, opts.io, opts.env, opts.def, &opts.flags)
 	if err != nil {
 		return err
@@ -97,7 +117,11 @@ func traceRun(ctx context.Context, opts *traceOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	if opts.format == "builder" {
+		return builderRun(ctx, opts, p, states)
+	}
 	t := newTracer(opts.io, opts.format == "json")
+	t.showBodies = opts.showBodies
 	p.Client.Observe = t.exchange
 	if err := p.Resolve(ctx, t); err != nil {
 		return sessionError(opts.io, err)
@@ -189,6 +213,8 @@ type tracer struct {
 	partitioned map[string]bool
 	// properties holds the streams read for the property names of a PropertiesFromEndpoint.
 	properties map[string]bool
+	// showBodies is how many bytes of each response body are shown (--show-bodies).
+	showBodies int
 	bold       func(string) string
 	dim        func(string) string
 	green      func(string) string
@@ -294,6 +320,10 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		if e.Paced > 0 {
 			ev["budget_wait_ms"], ev["budget_policy"] = e.Paced.Milliseconds(), e.Policy
 		}
+		if t.showBodies > 0 && e.RespBody != nil {
+			t.learnTokens(e)
+			ev["response_body"], _ = bodyExcerpt(t.redactor, e.RespBody, t.showBodies)
+		}
 		t.emit(ev)
 		return
 	}
@@ -324,6 +354,22 @@ func (t *tracer) exchange(e httpx.Exchange) {
 			status = t.green(status)
 		}
 		t.printf("    ← %s, %s\n", status, plural(e.Size, "byte"))
+		for _, k := range slices.Sorted(maps.Keys(e.RespHeader)) {
+			for _, v := range e.RespHeader[k] {
+				t.printf("      %s %s\n", t.dim(k+":"), t.redactor.Header(k, v, false))
+			}
+		}
+		if t.showBodies > 0 && len(e.RespBody) > 0 {
+			t.learnTokens(e)
+			text, cut := bodyExcerpt(t.redactor, e.RespBody, t.showBodies)
+			t.printf("      %s\n", t.dim("body:"))
+			for _, line := range strings.Split(text, "\n") {
+				t.printf("        %s\n", line)
+			}
+			if cut {
+				t.printf("        %s\n", t.dim(fmt.Sprintf("… (cut after %s)", plural(t.showBodies, "byte"))))
+			}
+		}
 	}
 	if e.Wait > 0 {
 		t.printf("    retry in %s\n", diag.Duration(e.Wait))
@@ -559,4 +605,64 @@ func flatHeaders(h http.Header) map[string]string {
 		out[k] = strings.Join(v, ", ")
 	}
 	return out
+}
+
+// learnTokens makes the tokens of an authentication response known to the redactor before
+// its body is shown: the authenticator registers them only once the exchange is over. The
+// strings held under a credential's name (access_token, refresh_token, token, …) are taken.
+func (t *tracer) learnTokens(e httpx.Exchange) {
+	switch e.Kind {
+	case "token", "login", "validate":
+	default:
+		return
+	}
+	doc, err := record.Decode(e.RespBody)
+	if err != nil {
+		return
+	}
+	var walk func(v any, key string)
+	walk = func(v any, key string) {
+		switch x := v.(type) {
+		case *record.Object:
+			for _, k := range x.Keys() {
+				e, _ := x.Get(k)
+				walk(e, k)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e, key)
+			}
+		case string:
+			if len(x) >= 8 && har.CredentialKey(key) {
+				t.redactor.Add(x)
+			}
+		}
+	}
+	walk(doc, "")
+}
+
+// bodyExcerpt is the start of a response body as the trace shows it: JSON pretty-printed
+// with two spaces (other text as it is), masked, cut after n bytes (at a character's
+// start, the spaces that end the cut dropped); cut says something was left out.
+func bodyExcerpt(red *redact.Redactor, body []byte, n int) (text string, cut bool) {
+	const pretty = 8 << 20 // a larger body is shown as sent: indenting it all for a glance costs too much
+	shown := body
+	if len(body) <= pretty && json.Valid(body) {
+		var buf bytes.Buffer
+		if json.Indent(&buf, body, "", "  ") == nil {
+			shown = buf.Bytes()
+		}
+	}
+	// Masked with a margin beyond the cut, so that a secret across it is masked whole.
+	const margin = 4 << 10
+	window := shown[:min(len(shown), n+margin)]
+	masked := red.String(strings.ToValidUTF8(string(window), "\ufffd"))
+	if len(window) == len(shown) && len(masked) <= n {
+		return masked, false
+	}
+	end := min(n, len(masked))
+	for end > 0 && !utf8.RuneStart(masked[end]) {
+		end--
+	}
+	return strings.TrimRight(masked[:end], " \n"), true
 }

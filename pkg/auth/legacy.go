@@ -136,7 +136,7 @@ func (l *legacySession) login(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("session login request: %w", err)
 	}
-	req.Unpaced = true
+	req.Unpaced, req.Step = true, httpx.StepLegacy
 	resp, err := l.env.Client.Do(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

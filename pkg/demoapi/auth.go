@@ -45,7 +45,7 @@ func basicAccountOK(user, pass string) bool {
 }
 
 func checkBasic(_ *Server, r *http.Request, _ *request) *apiError {
-	challenge := map[string]string{"WWW-Authenticate": `Basic realm="demo"`}
+	challenge := map[string]string{"WWW-Authenticate": `Basic realm="bookshop"`}
 	user, pass, ok := r.BasicAuth()
 	if !ok {
 		e := unauthorized("missing Basic credentials in the Authorization header")

@@ -72,7 +72,7 @@ func TestStaticCredentials(t *testing.T) {
 func TestBasicChallenge(t *testing.T) {
 	e := newEnv(t, Options{})
 	r := e.get("/v1/basic/books")
-	if got := r.header.Get("WWW-Authenticate"); got != `Basic realm="demo"` {
+	if got := r.header.Get("WWW-Authenticate"); got != `Basic realm="bookshop"` {
 		t.Fatalf("WWW-Authenticate %q", got)
 	}
 }

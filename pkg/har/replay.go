@@ -229,13 +229,20 @@ func response(e *Entry, req *http.Request) (*http.Response, error) {
 			return nil, fmt.Errorf("the recorded body is not base64: %w", err)
 		}
 	}
+	// The headers as recorded; a Content-Length only where the answer had one (not a
+	// chunked answer), made to fit the body as recorded.
 	h := http.Header{}
+	sized := false
 	for _, nv := range e.Response.Headers {
-		if !strings.EqualFold(nv.Name, "Content-Length") {
-			h.Add(nv.Name, nv.Value)
+		if strings.EqualFold(nv.Name, "Content-Length") {
+			sized = true
+			continue
 		}
+		h.Add(nv.Name, nv.Value)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if sized {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	proto := e.Response.HTTPVersion
 	major, minor, ok := http.ParseHTTPVersion(proto)
 	if !ok {

@@ -29,9 +29,11 @@ import (
 	"connector/pkg/redact"
 )
 
-// Request is what to send. Kind labels it in traces: "data", "token" or "login".
+// Request is what to send. Kind labels it in traces: "data", "token", "login", "validate"
+// or "job", and Step says what it does within its kind (see the Step constants).
 type Request struct {
 	Kind string
+	Step string
 	// Stream names the stream a data request reads (for traces).
 	Stream string
 	// Read names the stream whose read the request serves: Stream itself, or the stream a
@@ -88,9 +90,27 @@ func (e *ResetError) Error() string {
 	return text
 }
 
-// Exchange is one attempt, reported to Client.Observe. Its text fields are redacted.
+// Steps of a request within its Kind, for the faces that tell them apart (the Connector
+// Builder's test read titles the auxiliary requests of a read by them). A request of no
+// particular step has none ("").
+const (
+	// The requests of an asynchronous job (Kind "job"): its creation, its polling, the
+	// request of its download_target_requester, its abort and its deletion.
+	StepCreate = "create"
+	StepPoll   = "poll"
+	StepTarget = "download_target"
+	StepAbort  = "abort"
+	StepDelete = "delete"
+	// StepLegacy marks the login of a LegacySessionTokenAuthenticator (Kind "login"), which,
+	// like its validation (Kind "validate"), the CDK sends with plain requests, unlogged.
+	StepLegacy = "legacy"
+)
+
+// Exchange is one attempt, reported to Client.Observe. Its text fields are redacted; the
+// response's headers and body are given as they arrived (see RespHeader).
 type Exchange struct {
 	Kind    string
+	Step    string
 	Stream  string // the stream of a data request
 	Method  string
 	URL     string
@@ -110,6 +130,12 @@ type Exchange struct {
 	// names the policy that held it back.
 	Paced  time.Duration
 	Policy string
+	// RespHeader and RespBody are the response's headers and its body, decoded (nil when no
+	// response arrived). They are not redacted: mask them (Redactor.Header, Redactor.String)
+	// before showing them. RespBody is the response's own memory, valid during the call to
+	// Observe only: an observer copies what it keeps.
+	RespHeader http.Header
+	RespBody   []byte
 }
 
 // Pacer keeps the requests of a run within an API budget (pkg/budget). It is asked before
@@ -155,6 +181,11 @@ type Client struct {
 	Pacer Pacer
 	// OnRetry, when set, is told of every attempt that will be tried again, before the wait.
 	OnRetry func(Retry)
+	// NoRetries sends every request once, whatever its error handler says: the Connector
+	// Builder's test read, whose HttpClient the CDK builds with its retries disabled. OAuth
+	// token requests (Kind "token") keep their retries: the CDK sends them outside that
+	// client, with a backoff of their own.
+	NoRetries bool
 	// FailFast gives up early on a server that does not answer, unless the error handler
 	// sets max_retries: a connection that cannot be made (refused, a host that does not
 	// resolve, a TLS failure) is tried again at most twice within UnreachableBudget, and a
@@ -330,6 +361,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		maxRetries, budget = h.maxRetries, h.maxTime
 	}
 	maxRetries = max(maxRetries, 0)
+	single := c.NoRetries && req.Kind != "token"
 	// FailFast: a server that does not answer is tried again at most QuickRetries times
 	// (the default waits: 1 s, 2 s), unless the definition's error handler asks for more.
 	quick := c.FailFast && !h.setsRetries()
@@ -362,8 +394,10 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		o := &outcome{resp: resp, err: err}
 		d := h.decide(o)
 		retrying, gaveUp, of := false, "", 0
-		switch d.action {
-		case manifest.ActionRetry:
+		switch {
+		case single:
+			// One attempt: the decision stands as it is (a retry becomes the failure).
+		case d.action == manifest.ActionRetry:
 			retries++
 			limit := maxRetries
 			if quick && err != nil && (err.Unreachable || err.Timeout) {
@@ -373,7 +407,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			if !retrying && limit > 0 {
 				gaveUp = "gave up after " + Retries(limit)
 			}
-		case manifest.ActionRateLimited:
+		case d.action == manifest.ActionRateLimited:
 			limited++
 			retrying = limited < rateLimitedCeiling
 			if !retrying {
@@ -409,6 +443,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				ex.Err = err.Error()
 			} else {
 				ex.Status, ex.Size = resp.Status, len(resp.Body)
+				ex.RespHeader, ex.RespBody = resp.Header, resp.Body
 			}
 			if retrying {
 				ex.Wait = wait
@@ -530,7 +565,7 @@ func (c *Client) exchange(req *Request, attempt int) Exchange {
 		}
 	}
 	return Exchange{
-		Kind: req.Kind, Stream: req.Stream, Method: req.Method, URL: c.Redactor.String(req.URL),
+		Kind: req.Kind, Step: req.Step, Stream: req.Stream, Method: req.Method, URL: c.Redactor.String(req.URL),
 		Header: h, Body: c.Redactor.String(string(req.Body)), Attempt: attempt,
 	}
 }

@@ -188,3 +188,44 @@ func TestUnpacedRequestsSkipThePacer(t *testing.T) {
 		t.Errorf("paced: acquired %d, updated %d; want 1, 1", p.acquired, p.updated)
 	}
 }
+
+// An observer sees the response's headers and body; with NoRetries a request is sent once
+// whatever its answer, but an OAuth token request keeps its retries.
+func TestObservedResponseAndNoRetries(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Trace", "t-1")
+		if calls.Add(1) == 3 && r.URL.Path == "/token" {
+			w.Write([]byte(`{"access_token":"x"}`))
+			return
+		}
+		w.WriteHeader(503)
+		w.Write([]byte(`{"error":"busy"}`))
+	}))
+	defer srv.Close()
+	var seen []Exchange
+	c := &Client{HTTP: srv.Client(), NoRetries: true, Sleep: func(context.Context, time.Duration) error { return nil },
+		Observe: func(e Exchange) {
+			e.RespBody = append([]byte(nil), e.RespBody...)
+			seen = append(seen, e)
+		}}
+	_, err := c.Do(context.Background(), &Request{Kind: "data", Step: StepPoll, Method: "GET", URL: srv.URL + "/x"})
+	var se *StatusError
+	if !errors.As(err, &se) || se.Status != 503 || se.GaveUp != "" {
+		t.Fatalf("err %v, want a 503 given up on at once", err)
+	}
+	if calls.Load() != 1 || len(seen) != 1 {
+		t.Fatalf("%d calls, %d exchanges, want 1", calls.Load(), len(seen))
+	}
+	e := seen[0]
+	if e.Step != StepPoll || e.RespHeader.Get("X-Trace") != "t-1" || string(e.RespBody) != `{"error":"busy"}` || e.Action != "RETRY" {
+		t.Errorf("exchange %+v", e)
+	}
+	calls.Store(1)
+	if _, err := c.Do(context.Background(), &Request{Kind: "token", Method: "POST", URL: srv.URL + "/token"}); err != nil {
+		t.Fatalf("a token request is retried: %v", err)
+	}
+	if calls.Load() != 3 {
+		t.Errorf("%d calls in all, want 3", calls.Load())
+	}
+}

@@ -332,6 +332,21 @@ func (c *Cursor) Finish() *record.Object {
 	return c.State()
 }
 
+// Abandon says the read asks for no more slices (a test read's slice limit): the
+// partitions whose slices were still being made count as made, so that the state at the
+// stream's end takes in the partitions read (the global value, the parent state), as the
+// CDK's test read, which stops drawing from its slice generator, counts only the slices
+// still open.
+func (c *Cursor) Abandon() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.per != nil {
+		for _, q := range c.per.parts {
+			q.generating = false
+		}
+	}
+}
+
 // Describe says what the cursor does, for traces.
 func (c *Cursor) Describe() string {
 	switch {

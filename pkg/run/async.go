@@ -134,15 +134,15 @@ type job struct {
 // readJob reads a slice of an AsyncRetriever stream.
 func (r *sliceReader) readJob(ctx context.Context) error {
 	st, a := r.st, r.st.s.Async
-	minutes, err := st.whole(a.Timeout, 60)
+	timeout, err := JobTimeout(st.o, st.s)
 	if err != nil {
-		return fmt.Errorf("polling_job_timeout: %w", err)
+		return err
 	}
 	seconds, err := st.whole(a.FailedRetryWait, 0)
 	if err != nil {
 		return fmt.Errorf("failed_retry_wait_time_in_seconds: %w", err)
 	}
-	timeout, retryWait := time.Duration(minutes)*time.Minute, time.Duration(seconds)*time.Second
+	retryWait := time.Duration(seconds) * time.Second
 	slots, err := st.o.jobSlots(a.MaxJobs)
 	if err != nil {
 		return err
@@ -219,7 +219,7 @@ func (r *sliceReader) runJob(ctx context.Context, j *job, timeout time.Duration)
 	st, a := r.st, r.st.s.Async
 	o := st.o
 	j.start = o.now()
-	req, resp, err := r.jobRequest(ctx, a.Creation, r.jobVars(nil))
+	req, resp, err := r.jobRequest(ctx, httpx.StepCreate, a.Creation, r.jobVars(nil))
 	if err != nil {
 		if breaking(err) {
 			return "", false, err
@@ -235,7 +235,7 @@ func (r *sliceReader) runJob(ctx context.Context, j *job, timeout time.Duration)
 	r.observeJob(r.jobEvent(j, JobCreated, req, resp))
 	for {
 		vars := r.jobVars(map[string]any{"creation_response": j.creation})
-		req, resp, err := r.jobRequest(ctx, a.Polling, vars)
+		req, resp, err := r.jobRequest(ctx, httpx.StepPoll, a.Polling, vars)
 		if err != nil {
 			return "", false, fmt.Errorf("polling the async job: %w", err)
 		}
@@ -286,7 +286,7 @@ func (r *sliceReader) download(ctx context.Context, j *job) error {
 				vars(st.o.Config, nil, true)
 			tv["polling_response"] = j.polling
 			var err error
-			if _, resp, err = r.jobRequest(ctx, a.DownloadTarget, tv); err != nil {
+			if _, resp, err = r.jobRequest(ctx, httpx.StepTarget, a.DownloadTarget, tv); err != nil {
 				return fmt.Errorf("download_target_requester: %w", err)
 			}
 			vars = tv
@@ -326,7 +326,11 @@ func (r *sliceReader) jobStep(ctx context.Context, j *job, _ string, q *manifest
 	if q == nil {
 		return nil
 	}
-	req, resp, err := r.jobRequest(ctx, q, r.jobVars(map[string]any{"creation_response": j.creation}))
+	kind := httpx.StepDelete
+	if step == JobAborted {
+		kind = httpx.StepAbort
+	}
+	req, resp, err := r.jobRequest(ctx, kind, q, r.jobVars(map[string]any{"creation_response": j.creation}))
 	if err != nil {
 		if step == JobAborted {
 			return fmt.Errorf("aborting the async job: %w", err)
@@ -367,9 +371,9 @@ func extend(sl *slice.Slice, extra map[string]any) *slice.Slice {
 	return &c
 }
 
-// jobRequest builds and sends one request of a job. The connector's authenticator applies
-// when the requester has one.
-func (r *sliceReader) jobRequest(ctx context.Context, q *manifest.Requester, vars map[string]any) (*httpx.Request, *httpx.Response, error) {
+// jobRequest builds and sends one request of a job, the step of the job it is (an
+// httpx.Step). The connector's authenticator applies when the requester has one.
+func (r *sliceReader) jobRequest(ctx context.Context, step string, q *manifest.Requester, vars map[string]any) (*httpx.Request, *httpx.Response, error) {
 	st := r.st
 	b, err := request.FromRequester("job", q, request.NewScope(withParams(vars, q.Parameters), st.o.Client.Redactor))
 	if err != nil {
@@ -391,7 +395,7 @@ func (r *sliceReader) jobRequest(ctx context.Context, q *manifest.Requester, var
 	if req.Handler, err = st.jobHandler(q); err != nil {
 		return req, nil, err
 	}
-	req.Stream = st.s.Name
+	req.Stream, req.Step = st.s.Name, step
 	resp, err := st.send(ctx, req)
 	return req, resp, err
 }
@@ -555,6 +559,21 @@ func (r *sliceReader) observeJob(ev JobEvent) {
 }
 
 // whole evaluates a whole number field (def when unset).
+// JobTimeout is how long an asynchronous job of stream s may run: its polling_job_timeout,
+// else 60 minutes (a test read's TestLimits.JobMinutes when set).
+func JobTimeout(o *Options, s *manifest.Stream) (time.Duration, error) {
+	def := 60
+	if tl := o.TestRead; tl != nil && tl.JobMinutes > 0 {
+		def = tl.JobMinutes
+	}
+	st := &stream{o: o, s: s}
+	minutes, err := st.whole(s.Async.Timeout, def)
+	if err != nil {
+		return 0, fmt.Errorf("polling_job_timeout: %w", err)
+	}
+	return time.Duration(minutes) * time.Minute, nil
+}
+
 func (st *stream) whole(t *template.Template, def int) (int, error) {
 	n := def
 	if t != nil {

@@ -87,6 +87,9 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) 
 		ev.End, ev.Limit, ev.TokenAfter = Limited, limit, d.Token
 	case !d.Stop && r.st.o.MaxPages > 0 && r.pagesBefore+r.res.pages >= r.st.o.MaxPages:
 		ev.End, ev.Limit, ev.TokenAfter = Limited, Limit{Flag: "--max-pages", N: r.st.o.MaxPages}, d.Token
+	case !d.Stop && r.testPages() > 0 && r.res.pages-r.pagesFrom >= r.testPages():
+		// The test read's pages per slice: this slice ends, the stream goes on.
+		ev.End, ev.Limit, ev.TokenAfter = Limited, Limit{Flag: SlicePagesFlag, N: r.testPages()}, d.Token
 	case d.Stop:
 		ev.End = Paginated
 	default:
@@ -100,7 +103,7 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) 
 			ev.End, ev.Err = Failed, derr
 		}
 	}
-	if ev.End == Limited {
+	if ev.End == Limited && ev.Limit.Flag != SlicePagesFlag {
 		r.res.Limit = ev.Limit
 	}
 	if r.out != nil {
@@ -113,6 +116,18 @@ func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) 
 		return nil, Failed, derr
 	}
 	return ev.TokenAfter, ev.End, nil
+}
+
+// SlicePagesFlag names the limit of a test read's pages per slice in a PageEvent: it ends
+// the slice, not the stream.
+const SlicePagesFlag = "max_pages_per_slice"
+
+// testPages is the test read's limit of pages per slice (0: none).
+func (r *sliceReader) testPages() int {
+	if tl := r.st.o.TestRead; tl != nil {
+		return tl.Pages
+	}
+	return 0
 }
 
 func (r *sliceReader) observe(ev PageEvent) {

@@ -51,6 +51,19 @@ type Observer interface {
 	StreamEnd(res Result)
 }
 
+// SliceObserver is an Observer that also hears where each slice begins and ends, in the
+// stream read and in every helper stream it reads (a parent, a dynamic schema's retriever):
+// the Connector Builder's test read groups the pages of a read by slice. A read tells it
+// only when its Observer is one.
+type SliceObserver interface {
+	Observer
+	// SliceStart is told before the first request of a slice.
+	SliceStart(stream string, sl *slice.Slice)
+	// SliceEnd is told when the read of a slice ends, with the error that ended it (nil: it
+	// was read whole, or up to a limit).
+	SliceEnd(stream string, sl *slice.Slice, err error)
+}
+
 // StreamStart announces the read of a stream.
 type StreamStart struct {
 	Stream string
@@ -107,6 +120,9 @@ type Options struct {
 	Observer Observer // nil: nobody listens
 	// MaxSlices, MaxPages and MaxRecords end each stream early (0: no limit).
 	MaxSlices, MaxPages, MaxRecords int
+	// TestRead holds the limits of a Connector Builder test read (nil: none), applied as the
+	// CDK applies them: to the stream and to every helper stream it reads alike.
+	TestRead *TestLimits
 	// Prefetch is how many pages may be in flight at once when the next page tokens are
 	// predictable (see pager.go); 0 or 1 reads one page at a time.
 	Prefetch int
@@ -173,6 +189,19 @@ func (o *Options) helper() *Options {
 	h.Prefetch, h.Overlap = 1, false
 	h.StateOf, h.Checkpoint = nil, nil
 	return &h
+}
+
+// TestLimits are the limits of a Connector Builder test read. The CDK decorates every
+// paginator it makes for a test read, and every stream's slicer: a slice ends after Pages
+// pages (the pagination starting over in every slice), and a stream after Slices slices,
+// no slice being made beyond them (a parent is not read further for a slice that is not
+// read). 0 leaves a limit off. Records are not limited here: the CDK 7.28.2 reads them all
+// and only reports whether their number reached its limit.
+type TestLimits struct {
+	Pages, Slices int
+	// JobMinutes is the polling_job_timeout of an asynchronous job when the definition sets
+	// none (0: 60 minutes, a sync's; the CDK's test read waits 15).
+	JobMinutes int
 }
 
 // Checkpoint is where a stream stands after a slice read whole, or at its end.
@@ -272,11 +301,25 @@ func (st *stream) readAll(ctx context.Context, out func(*slice.Slice) Emitter) R
 		}
 		res.Slices++
 		sl.Number = res.Slices
+		so, _ := st.o.Observer.(SliceObserver)
+		if so != nil {
+			so.SliceStart(st.s.Name, sl)
+		}
 		sr := st.newSliceReader(sl, out(sl), res.Pages, res.Records)
 		sres := sr.read(ctx)
+		if so != nil {
+			so.SliceEnd(st.s.Name, sl, sres.err)
+		}
 		res.add(sres)
 		st.checkpoint(sl, sr.track, sres)
 		if sres.Limit.Set() || sres.err != nil && (st.o.FailFast || stopping(sres.err)) {
+			break
+		}
+		if tl := st.o.TestRead; tl != nil && tl.Slices > 0 && res.Slices >= tl.Slices {
+			// The router is not asked for a slice that will not be read.
+			if st.cursor != nil {
+				st.cursor.Abandon()
+			}
 			break
 		}
 	}

@@ -23,6 +23,10 @@ type sliceReader struct {
 	res                        sliceResult
 	// page is the number of the page being requested or decided on (for errors).
 	page int
+	// pagesFrom is the number of pages the slice had when its pagination last started (a
+	// job's download target, a pagination reset): a test read's pages per slice count
+	// from there, as the CDK's count starts over with every initial token.
+	pagesFrom int
 	// spare holds the bodies of pages already handled, for the next page to be read into
 	// (see httpx.Request.Buffer) when nothing of a page outlives its handling.
 	spare chan []byte
@@ -71,6 +75,7 @@ func (r *sliceReader) read(ctx context.Context) sliceResult {
 // readPages is the loop of the slice: the pager sends, the loop handles the pages in order.
 func (r *sliceReader) readPages(ctx context.Context) (err error) {
 	token, first, prevURL := r.st.pag.Initial(), true, ""
+	r.pagesFrom = r.res.pages
 	orig := r.sv.s
 	var guard repeatGuard
 	if lazy := r.sv.s.Lazy; lazy != nil {
@@ -129,6 +134,7 @@ func (r *sliceReader) readPages(ctx context.Context) (err error) {
 			// The slice starts again from its first page (reset.go).
 			r.stop(f, Discard{Why: AfterReset})
 			guard = repeatGuard{}
+			r.pagesFrom = r.res.pages
 			f = r.fetch(ctx, r.st.pag.Initial(), true, "")
 			continue
 		}
