@@ -27,15 +27,15 @@ type devOptions struct {
 	noBrowser     bool
 	timeout       time.Duration
 	maxBody       sizeFlag
-	// openBrowser opens the page (--open); testRead makes the test reads; listening hears
-	// the page's URL once the server listens. Tests replace them.
+	// openBrowser opens the page (--open); testRead makes the test reads (nil: the
+	// Builder's); listening hears the page's URL once the server listens. Tests replace them.
 	openBrowser func(url string) error
 	testRead    serve.TestReader
 	listening   func(url string)
 }
 
 func newCmdDev(io *ioStreams, env *Env, runF func(*devOptions) error) *cobra.Command {
-	opts := &devOptions{io: io, env: env, openBrowser: openBrowser, testRead: devTestRead, maxBody: httpx.DefaultMaxBody}
+	opts := &devOptions{io: io, env: env, openBrowser: openBrowser, maxBody: httpx.DefaultMaxBody}
 	c := &cobra.Command{
 		Use:   "dev DEF [--testing-values FILE] [--state FILE] [--addr 127.0.0.1:0] [--open | --no-browser]",
 		Short: "Test-read a definition live as you edit it, on a local web page or in the terminal",
@@ -190,6 +190,3 @@ func devServe(ctx context.Context, opts *devOptions, ws *dev.Workspace, done <-c
 	fmt.Fprintln(opts.io.Err, "connector dev stopped")
 	return nil
 }
-
-// devTestRead is the test read dev makes; nil until the Builder's test read is in this build.
-var devTestRead serve.TestReader

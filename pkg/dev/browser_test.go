@@ -171,7 +171,7 @@ func TestPageInABrowser(t *testing.T) {
 	}
 
 	// The records of the first stream, in a table whose columns are the inferred fields.
-	waitFor(t, ctx, "the records", `document.querySelectorAll('tr[id^=record-]').length === 100`)
+	waitFor(t, ctx, "the records", `document.querySelectorAll('tr[id^=record-]').length === 250`)
 	if got := eval[string](t, ctx, `document.querySelector('#record-1').innerText`); !strings.Contains(got, "The Crimson Garden, vol. 1") || !strings.Contains(got, "12345678901234567890") {
 		t.Errorf("record 1 reads %q: want its title and its global_id to the last digit", got)
 	}
@@ -179,7 +179,7 @@ func TestPageInABrowser(t *testing.T) {
 	if want := "#,id,global_id,title,author,price,in_stock,tags,published,blurb"; strings.Join(heads, ",") != want {
 		t.Errorf("columns %v, want %s", heads, want)
 	}
-	if got := eval[string](t, ctx, `document.querySelector('.facts').textContent`); !strings.HasPrefix(got, "100 records · 1 page · 1 slice · ") {
+	if got := eval[string](t, ctx, `document.querySelector('.facts').textContent`); !strings.HasPrefix(got, "250 records · 3 pages · 1 slice · ") {
 		t.Errorf("summary %q", got)
 	}
 
@@ -198,9 +198,9 @@ func TestPageInABrowser(t *testing.T) {
 		t.Errorf("the first schema row reads %q", got)
 	}
 
-	// A save re-reads: page size 30 makes four pages of the 100 records.
+	// A save re-reads: with a page size of 30, the five pages a slice may have hold 150 records.
 	took := timeSave(t, ctx, p, "page_size: 100", "page_size: 30",
-		`document.querySelector('.facts')?.textContent.startsWith('100 records · 4 pages')`)
+		`document.querySelector('.facts')?.textContent.startsWith('150 records · 5 pages')`)
 	t.Logf("save → updated page: %s", took.Round(time.Millisecond))
 
 	// A broken file: its error with its position, the last good result greyed out.
@@ -210,7 +210,7 @@ func TestPageInABrowser(t *testing.T) {
 	if !strings.HasPrefix(problem, p.def+":") || !strings.Contains(problem, "error") {
 		t.Errorf("the problem reads %q, want %s:LINE:COL: error …", problem, p.def)
 	}
-	if !eval[bool](t, ctx, `document.querySelector('#result').classList.contains('stale') && document.querySelector('.facts').textContent.startsWith('100 records · 4 pages')`) {
+	if !eval[bool](t, ctx, `document.querySelector('#result').classList.contains('stale') && document.querySelector('.facts').textContent.startsWith('150 records · 5 pages')`) {
 		t.Error("the last good result is not shown greyed out")
 	}
 	took = timeSave(t, ctx, p, "          pagination_strategy: [\n", "          pagination_strategy:\n",
@@ -314,7 +314,7 @@ func TestScreenshots(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/?token=screenshot")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "the records", `document.querySelectorAll('tr[id^=record-]').length === 100`)
+	waitFor(t, ctx, "the records", `document.querySelectorAll('tr[id^=record-]').length === 250`)
 	shot("dev-records-light.png", false)
 	shot("dev-records-dark.png", true)
 	shot("dev-schema-dark.png", true, chromedp.Click(chromedp.CSS(`button[data-tab=schema]`)))

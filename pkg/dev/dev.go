@@ -53,7 +53,7 @@ type Config struct {
 	// Definition is the definition's file; Values the testing values' ("": none); State a
 	// state file the reads start from ("": none).
 	Definition, Values, State string
-	// TestRead makes a test read (nil: every read fails saying it is not available).
+	// TestRead makes the test reads (nil: TestRead, the Builder's).
 	TestRead serve.TestReader
 	// Env is where the sessions reach the world. Its Redactor, when set, is the
 	// workspace's (else a new one).
@@ -108,6 +108,9 @@ func New(cfg Config) *Workspace {
 	}
 	if cfg.Settle <= 0 {
 		cfg.Settle = 30 * time.Millisecond
+	}
+	if cfg.TestRead == nil {
+		cfg.TestRead = TestRead
 	}
 	red := cfg.Env.Redactor
 	if red == nil {

@@ -23,7 +23,9 @@ func TestWorkspaceReadsTheFirstStreamWithTheBuilderLimits(t *testing.T) {
 		t.Errorf("streams %+v, want %+v", v.Streams, wantStreams)
 	}
 	r := v.Results[0]
-	if r.Error != "" || r.Records != 100 || r.Pages != 1 || r.Slices != 1 || !r.LimitReached {
+	// The CDK's test read stops at the page limits, not at the record limit: it says when it
+	// reached that.
+	if r.Error != "" || r.Records != 250 || r.Pages != 3 || r.Slices != 1 || !r.LimitReached {
 		t.Fatalf("result: error %q, %d records, %d pages, %d slices, limit reached %v", r.Error, r.Records, r.Pages, r.Slices, r.LimitReached)
 	}
 	// No declared schema: every inferred field is undeclared; the YAML is ready to paste.
@@ -82,17 +84,18 @@ func TestWorkspaceWarnsAboutRecordsAgainstTheDeclaredSchema(t *testing.T) {
           properties:
             id: {type: integer}
             title: {type: string}
-            price: {type: integer}
+            price: {type: string}
             pages: {type: integer}
       retriever:
 `)
-	ws := p.start(t, Config{Limits: Limits{Records: 3}})
+	p.edit(t, "page_size: 100", "page_size: 3")
+	ws := p.start(t, Config{Limits: Limits{Pages: 1}})
 	v := waitView(t, ws, "a result", settled)
 	r := v.Results[0]
 	want := []schemacheck.Warning{
-		{Kind: schemacheck.Mismatch, Record: 1, Pointer: "/price", Message: "got number, want integer"},
-		{Kind: schemacheck.Mismatch, Record: 2, Pointer: "/price", Message: "got number, want integer"},
-		{Kind: schemacheck.Mismatch, Record: 3, Pointer: "/price", Message: "got number, want integer"},
+		{Kind: schemacheck.Mismatch, Record: 1, Pointer: "/price", Message: "got number, want string"},
+		{Kind: schemacheck.Mismatch, Record: 2, Pointer: "/price", Message: "got number, want string"},
+		{Kind: schemacheck.Mismatch, Record: 3, Pointer: "/price", Message: "got number, want string"},
 	}
 	if !reflect.DeepEqual(r.Check.Warnings, want) {
 		t.Errorf("warnings %+v", r.Check.Warnings)
@@ -136,8 +139,8 @@ func TestWorkspaceChooseAndReadAgainFromState(t *testing.T) {
 		t.Fatal(err)
 	}
 	v = waitView(t, ws, "the read with new limits", func(v *View) bool { return settled(v) && v.Limits.Records == 7 })
-	if v.Limits != (Limits{Records: 7, Pages: 20, Slices: 5}) || v.Results[0].Records != 7 || v.Results[0].From != "" {
-		t.Errorf("limits %+v, %d records, from %q", v.Limits, v.Results[0].Records, v.Results[0].From)
+	if r := v.Results[0]; v.Limits != (Limits{Records: 7, Pages: 20, Slices: 5}) || r.Limits != v.Limits || !r.LimitReached || r.From != "" {
+		t.Errorf("limits %+v, read with %+v, limit reached %v, from %q", v.Limits, r.Limits, r.LimitReached, r.From)
 	}
 }
 
@@ -151,7 +154,7 @@ func TestWorkspaceReportsValuesProblemsWithPositions(t *testing.T) {
 	}
 	p.write(t, p.values, "base_url: "+p.api.URL+"\nbearer_token: demo-bearer-token\n")
 	v = waitView(t, ws, "a read", func(v *View) bool { return settled(v) && !v.Broken })
-	if v.Results[0].Records != 100 {
+	if v.Results[0].Records != 250 {
 		t.Errorf("after the fix: broken %v, %+v", v.Broken, v.Results)
 	}
 	if strings.Contains(string(ws.Current()), "demo-bearer-token") {
@@ -165,9 +168,10 @@ func TestWorkspaceAllReadsEveryStreamForTheTerminal(t *testing.T) {
 	v := waitView(t, ws, "every stream read", func(v *View) bool { return settled(v) && len(v.Results) == len(v.Streams) })
 	var out strings.Builder
 	(&Printer{Out: &out}).View(v)
-	// (The stand-in test read limits pages per stream, not per slice.)
-	want := "authors  5 records, 1 page, no warnings; schema: none declared (8 fields inferred)\n" +
-		"author_books  2 records, 1 page, no warnings; schema: none declared (11 fields inferred)\n"
+	// One page per slice: the 100 authors of the first page; the books of the first two
+	// authors, a page each.
+	want := "authors  100 records, 1 page, no warnings; schema: none declared (8 fields inferred)\n" +
+		"author_books  4 records, 2 pages, no warnings; schema: none declared (11 fields inferred)\n"
 	if out.String() != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", out.String(), want)
 	}

@@ -71,9 +71,6 @@ func (p *project) edit(t *testing.T, old, new string) {
 func (p *project) start(t *testing.T, cfg Config) *Workspace {
 	t.Helper()
 	cfg.Definition, cfg.Values = p.def, p.values
-	if cfg.TestRead == nil {
-		cfg.TestRead = standInTestRead
-	}
 	if cfg.Poll == 0 {
 		cfg.Poll = 20 * time.Millisecond
 	}

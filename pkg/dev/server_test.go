@@ -162,7 +162,7 @@ func TestServerCommandsAndEvents(t *testing.T) {
 	}
 	for {
 		v := next()
-		if settled(v) && v.Results[0].Records == 3 {
+		if settled(v) && v.Limits.Records == 3 && v.Results[0].Limits.Records == 3 {
 			break
 		}
 	}

@@ -227,7 +227,9 @@ function pretty(v) { return stringify(v, 2); }
 
 // descriptor shows a slice's descriptor, nothing for a slice without partition or cursor.
 function descriptor(d) {
-  const empty = !d || Object.values(d).every((x) => x === null || (typeof x === 'object' && !Object.keys(x).length));
+  // The CDK writes the one slice of a stream without partitions as the text "{}".
+  const empty = !d || d === '{}' || (typeof d === 'object' &&
+    Object.values(d).every((x) => x === null || (typeof x === 'object' && !Object.keys(x).length)));
   return empty ? null : el('code', {class: 'muted'}, ' ' + compact(d));
 }
 
