@@ -30,8 +30,8 @@ func browser(t *testing.T) context.Context {
 		}
 	}
 	if path == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI is set and Chromium is not installed: the page's browser tests need it (apt-get install chromium)")
+		if os.Getenv("CI") != "" || os.Getenv("CONNECTOR_SCREENSHOTS") != "" {
+			t.Fatal("Chromium is not installed, and CI or CONNECTOR_SCREENSHOTS is set: the page's browser tests need it (apt-get install chromium)")
 		}
 		t.Skip("Chromium is not installed (the Debian package chromium): the page's browser tests are skipped")
 	}
@@ -234,6 +234,41 @@ func TestPageInABrowser(t *testing.T) {
 	t.Logf("the page received %d KB in %d responses and events", size/1024, len(received)-1)
 }
 
+func TestPageLimitsAndReadingAgainFromTheState(t *testing.T) {
+	ctx := browser(t)
+	p := newProject(t, "definitions/incremental-datetime.yaml")
+	ws := p.start(t, Config{})
+	srv := servePage(t, ws, "tok")
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?token=tok")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the first read", `document.querySelector('.facts')?.textContent.includes(' · 5 slices · ')`)
+	if got := eval[string](t, ctx, `document.querySelector('#streams').innerText`); got != "events\nincremental" {
+		t.Errorf("streams %q", got)
+	}
+	// New limits from the form: two slices of one page each.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(chromedp.CSS(`#limits input[name=slices]`), "2"),
+		chromedp.SetValue(chromedp.CSS(`#limits input[name=pages]`), "1"),
+		chromedp.Click(chromedp.CSS(`#limits button[type=submit]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the read with two slices", `document.querySelector('.facts')?.textContent.includes(' · 2 pages · 2 slices · ')`)
+	click(t, ctx, `button[data-tab=state]`)
+	before := eval[string](t, ctx, `document.querySelector('pre.state-core').textContent`)
+	if !strings.Contains(before, `"updated_at": "2024-`) {
+		t.Fatalf("the state after the read: %s", before)
+	}
+	click(t, ctx, `#read-from-state`)
+	waitFor(t, ctx, "the read from the state", `document.querySelector('.facts')?.textContent.endsWith('from the state of the read before')`)
+	if got := eval[string](t, ctx, `document.querySelector('pre.state-core').textContent`); got != before {
+		t.Errorf("the read started from %s, want %s", got, before)
+	}
+	if got := eval[string](t, ctx, `document.querySelector('#limits input[name=slices]').value`); got != "2" {
+		t.Errorf("the form shows %s slices after the read, want 2", got)
+	}
+}
+
 func keys(m map[string]string) []string {
 	var out []string
 	for k := range m {
@@ -256,9 +291,12 @@ func darkMode(dark bool) chromedp.Action[chromedp.Void] {
 	}
 }
 
-// screenshotDefinition is offset-pagination.yaml with a declared schema that differs from
-// the records: the screenshots show warnings and differences.
-const screenshotSchema = `      schema_loader:
+// screenshotSchema is a declared schema for author_books of
+// substream-partition-router.yaml that the records do not quite fit: the pictures show
+// warnings and differences.
+const screenshotSchema = `      primary_key:
+        - id
+      schema_loader:
         type: InlineSchemaLoader
         schema:
           $schema: http://json-schema.org/draft-07/schema#
@@ -278,7 +316,10 @@ const screenshotSchema = `      schema_loader:
             published: {type: string, format: date}
             isbn: {type: string}
       retriever:
-`
+        type: SimpleRetriever
+        requester:
+          $ref: "#/definitions/requester"
+          path: "/v1/public/authors/`
 
 // TestScreenshots makes the README's pictures of the page, light and dark, into the folder
 // CONNECTOR_SCREENSHOTS names (make screenshots); without it, it is skipped.
@@ -287,12 +328,25 @@ func TestScreenshots(t *testing.T) {
 	if dir == "" {
 		t.Skip("CONNECTOR_SCREENSHOTS is not set (make screenshots sets it)")
 	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := browser(t)
-	p := newProject(t, "definitions/offset-pagination.yaml")
-	p.edit(t, "      retriever:\n", screenshotSchema)
+	p := newProject(t, "definitions/substream-partition-router.yaml")
+	p.edit(t, `      primary_key:
+        - id
+      retriever:
+        type: SimpleRetriever
+        requester:
+          $ref: "#/definitions/requester"
+          path: "/v1/public/authors/`, screenshotSchema)
 	// The pictures name the files as a person would have typed them.
 	t.Chdir(p.dir)
-	p.def, p.values = filepath.Base(p.def), filepath.Base(p.values)
+	p.def, p.values = "definitions/"+filepath.Base(p.def), "creds.yaml"
+	os.Mkdir("definitions", 0o755)
+	os.Rename(filepath.Base(p.def), p.def)
+	os.Rename("values.yaml", p.values)
 	ws := p.start(t, Config{})
 	srv := servePage(t, ws, "screenshot")
 	shot := func(name string, dark bool, steps ...chromedp.Action[chromedp.Void]) {
@@ -314,13 +368,15 @@ func TestScreenshots(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/?token=screenshot")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, ctx, "the records", `document.querySelectorAll('tr[id^=record-]').length === 250`)
+	waitFor(t, ctx, "the first stream", `document.querySelectorAll('tr[id^=record-]').length > 0`)
+	click(t, ctx, `#streams li:nth-child(2) button`)
+	waitFor(t, ctx, "author_books", `document.querySelector('#stream-name').textContent === 'author_books' && document.querySelector('.facts')?.textContent.startsWith('25 records')`)
 	shot("dev-records-light.png", false)
 	shot("dev-records-dark.png", true)
-	shot("dev-schema-dark.png", true, chromedp.Click(chromedp.CSS(`button[data-tab=schema]`)))
-	shot("dev-requests-light.png", false, chromedp.Click(chromedp.CSS(`button[data-tab=requests]`)),
-		chromedp.Click(chromedp.CSS(`details.exchange > summary`)))
-	p.edit(t, "            inject_into: request_parameter\n            field_name: offset", "            inject_into: request_parameter\n            field_nme: offset")
+	shot("dev-requests-dark.png", true, chromedp.Click(chromedp.CSS(`button[data-tab=requests]`)),
+		chromedp.Click(chromedp.CSS(`.slice details.exchange > summary`)))
+	shot("dev-schema-light.png", false, chromedp.Click(chromedp.CSS(`button[data-tab=schema]`)))
+	p.edit(t, "            field_name: cursor", "            field_nme: cursor")
 	waitFor(t, ctx, "the error", `document.querySelector('#problems.broken') !== null`)
 	shot("dev-broken-light.png", false, chromedp.Click(chromedp.CSS(`button[data-tab=records]`)))
 }

@@ -89,6 +89,7 @@ type Workspace struct {
 	limits   Limits
 	results  map[string]*Result
 	round    int
+	trigger  string
 	gen      int // of the reads in flight: a result of another generation is stale
 	cancel   context.CancelFunc
 	queue    []string
@@ -132,7 +133,7 @@ func (w *Workspace) Run(ctx context.Context) error {
 	watch := &watcher{paths: w.paths(), every: w.cfg.Poll, settle: w.cfg.Settle}
 	w.files = watch.first()
 	w.reload(ctx)
-	w.startRound(ctx, false)
+	w.startRound(ctx, "start", false)
 	changes := make(chan snapshot)
 	go watch.run(ctx, changes)
 	for {
@@ -145,7 +146,7 @@ func (w *Workspace) Run(ctx context.Context) error {
 		case s := <-changes:
 			w.files = s
 			w.reload(ctx)
-			w.startRound(ctx, false)
+			w.startRound(ctx, "save", false)
 		case f := <-w.cmds:
 			f(ctx)
 		case r := <-w.done:
@@ -186,7 +187,7 @@ func (w *Workspace) Choose(ctx context.Context, stream string, limits Limits) er
 			return fmt.Errorf("unknown stream %q", stream)
 		}
 		w.stream, w.limits = stream, limits.within()
-		w.startRound(ctx, false)
+		w.startRound(ctx, "command", false)
 		return nil
 	})
 }
@@ -202,7 +203,7 @@ func (w *Workspace) ReadAgain(ctx context.Context, fromState bool) error {
 			}
 			w.nextFrom = r.State
 		}
-		w.startRound(ctx, fromState)
+		w.startRound(ctx, "command", fromState)
 		return nil
 	})
 }
@@ -326,9 +327,11 @@ func addCredentials(r *redact.Redactor, v any, key string) {
 	}
 }
 
-// startRound starts reading anew after a change or a command: the read in flight is
-// cancelled, and the streams of the round are read one after the other.
-func (w *Workspace) startRound(ctx context.Context, fromState bool) {
+// startRound starts reading anew after a change or a command (what says which: start,
+// save, command): the read in flight is cancelled, and the streams of the round are read
+// one after the other.
+func (w *Workspace) startRound(ctx context.Context, what string, fromState bool) {
+	w.trigger = what
 	if w.cancel != nil {
 		w.cancel()
 		w.cancel = nil
@@ -402,7 +405,9 @@ type View struct {
 	// SavedAt is when the newest of the files was last written (Unix milliseconds).
 	SavedAt int64 `json:"saved_at"`
 	// Round counts the loads and commands; each result says the round it was read in.
+	// Trigger says what began the round: start, save or command.
 	Round    int       `json:"round"`
+	Trigger  string    `json:"trigger"`
 	Problems []Problem `json:"problems"`
 	// Broken says a file has errors: the results are those of the last good load.
 	Broken  bool         `json:"broken"`
@@ -474,7 +479,7 @@ func streamInfos(def *manifest.Definition) []StreamInfo {
 func (w *Workspace) publish() {
 	v := &View{
 		Definition: w.cfg.Definition, Values: w.cfg.Values, StateFile: w.cfg.State,
-		SavedAt: w.files.saved.UnixMilli(), Round: w.round, Problems: w.problems, Broken: w.broken,
+		SavedAt: w.files.saved.UnixMilli(), Round: w.round, Trigger: w.trigger, Problems: w.problems, Broken: w.broken,
 		Streams: w.streams, Stream: w.stream, Limits: w.limits, Reading: w.reading,
 	}
 	if v.Problems == nil {

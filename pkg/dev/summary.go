@@ -64,12 +64,13 @@ func (p *Printer) result(r *Result) {
 		fmt.Fprintf(p.Out, "%s  FAILED: %s\n", r.Stream, r.Error)
 		return
 	}
+	if len(r.Errors) > 0 {
+		fmt.Fprintf(p.Out, "%s  FAILED after %s and %s: %s\n", r.Stream, plural(r.Records, "record"), plural(r.Pages, "page"), r.Errors[0])
+		return
+	}
 	line := fmt.Sprintf("%s  %s, %s, %s", r.Stream, plural(r.Records, "record"), plural(r.Pages, "page"), warningsText(r.Check))
 	if d := schemaDiffText(r); d != "" {
 		line += "; schema: " + d
-	}
-	if len(r.Errors) > 0 {
-		line += "; FAILED: " + r.Errors[0]
 	}
 	fmt.Fprintln(p.Out, line)
 	shown := p.Shown

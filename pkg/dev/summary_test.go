@@ -25,12 +25,13 @@ func TestPrinterSaysEachRoundOnce(t *testing.T) {
 			{Path: "pages", Declared: "integer", Diff: schemacheck.Unseen},
 			{Path: "extra", Inferred: "string", Diff: schemacheck.Undeclared},
 		}}
-	authors := &Result{Stream: "authors", Round: 1, Error: "401 Unauthorized from GET http://x/authors"}
+	authors := &Result{Stream: "authors", Round: 1, Error: "the state file is not JSON"}
+	reviews := &Result{Stream: "reviews", Round: 1, Records: 3, Pages: 1, Errors: []string{"401 Unauthorized from GET http://x/reviews?page=2"}}
 	view := &View{Definition: "def.yaml", Round: 1, Reading: true, Results: []*Result{books},
 		Problems: []Problem{{File: "def.yaml", Line: 3, Column: 5, Severity: diag.Warning, Message: "unknown field"}}}
 	p.View(view)
 	p.View(view) // the same view again adds nothing
-	view.Results = append(view.Results, authors)
+	view.Results = append(view.Results, authors, reviews)
 	p.View(view)
 	p.View(&View{Definition: "def.yaml", Round: 2, Broken: true, Results: view.Results,
 		Problems: []Problem{{File: "def.yaml", Line: 7, Column: 1, Severity: diag.Error, Message: "bad", Hint: "fix it"}}})
@@ -39,7 +40,8 @@ books  100 records, 2 pages, 4 warnings (3 schema mismatch, 1 primary key duplic
   record 4 /price: got string, want number
   record 9 /id: primary key id = 3 already in record 2
   … 2 more
-authors  FAILED: 401 Unauthorized from GET http://x/authors
+authors  FAILED: the state file is not JSON
+reviews  FAILED after 3 records and 1 page: 401 Unauthorized from GET http://x/reviews?page=2
 def.yaml:7:1: error: bad (fix it)
 1 error: fix and save to read again
 `

@@ -75,7 +75,7 @@ function renderStatus(v) {
   if (v.reading) return setStatus('busy', `reading ${v.stream}…`);
   if (v.broken) return setStatus('error', 'the files have errors');
   const since = Date.now() - v.saved_at;
-  setStatus('ok', since < 10000 ? `up to date, ${since} ms after the save` : 'up to date');
+  setStatus('ok', v.trigger === 'save' && since < 10000 ? `up to date, ${since} ms after the save` : 'up to date');
 }
 
 function renderStreams(v) {
@@ -408,11 +408,20 @@ async function copyText(text, button) {
 
 function stateTab(r, read) {
   return el('div', {},
-    r.start_state ? [el('h3', {}, r.from === 'read' ? 'Started from the state of the read before' : 'Started from the state file'), el('pre', {}, pretty(r.start_state))] : null,
+    r.start_state ? [el('h3', {}, r.from === 'read' ? 'Started from the state of the read before' : 'Started from the state file'), state(r.start_state)] : null,
     el('h3', {}, 'State after the read'),
-    r.state ? el('pre', {}, pretty(r.state)) : el('p', {class: 'muted'}, 'The read ended with no state.'),
+    r.state ? state(r.state) : el('p', {class: 'muted'}, 'The read ended with no state.'),
     r.state ? el('button', {type: 'button', id: 'read-from-state', onclick: () => post('/api/read', {from_state: true})}, 'Read again from this state') : null,
     read.latest_config_update ? [el('h3', {}, 'The config after the read (tokens rotated)'), el('pre', {}, pretty(read.latest_config_update))] : null);
+}
+
+// state shows a state message by what it holds (the stream's or the global state), the
+// whole message folded beneath.
+function state(msg) {
+  const core = (msg.stream && msg.stream.stream_state) || msg.global || msg.data;
+  if (!core) return el('pre', {}, pretty(msg));
+  return el('div', {}, el('pre', {class: 'state-core'}, pretty(core)),
+    el('details', {class: 'state'}, el('summary', {}, 'the whole state message'), el('pre', {}, pretty(msg))));
 }
 
 function logsTab(r, read) {
