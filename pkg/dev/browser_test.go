@@ -163,7 +163,8 @@ func timeSave(t *testing.T, ctx context.Context, p *project, old, new, expr stri
 func TestPageInABrowser(t *testing.T) {
 	ctx := browser(t)
 	p := newProject(t, "definitions/bearer-auth.yaml")
-	ws := p.start(t, Config{})
+	// The files are watched as connector dev watches them: the times logged are a user's.
+	ws := p.start(t, Config{Poll: defaultPoll, Settle: defaultSettle})
 	srv := servePage(t, ws, "tok-browser")
 	tr := recordTraffic(ctx)
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?token=tok-browser")); err != nil {
@@ -189,6 +190,18 @@ func TestPageInABrowser(t *testing.T) {
 	waitFor(t, ctx, "the request", `document.querySelector('.pair') !== null`)
 	if got := eval[string](t, ctx, `document.querySelector('.pair').innerText`); !strings.Contains(got, "Bearer ****") || !strings.Contains(got, "/v1/bearer/books?") {
 		t.Errorf("the request reads:\n%s", got)
+	}
+	// The response body as a tree, numbers as the API wrote them; as text, cut, with a way
+	// to see all of it.
+	if got := eval[string](t, ctx, `document.querySelector('.json').innerText`); !strings.Contains(got, `"global_id":12345678901234567890`) {
+		t.Errorf("the response tree reads:\n%.300s", got)
+	}
+	click(t, ctx, `.body-tools button`)
+	cut := eval[int](t, ctx, `document.querySelector('pre.raw').textContent.length`)
+	click(t, ctx, `.json button`)
+	whole := eval[int](t, ctx, `document.querySelector('pre.raw').textContent.length`)
+	if cut != 20000 || whole <= cut {
+		t.Errorf("the raw body shows %d characters, then %d after show all; want 20000, then more", cut, whole)
 	}
 
 	// The inferred schema, with the YAML to copy.

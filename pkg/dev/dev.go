@@ -63,10 +63,16 @@ type Config struct {
 	All bool
 	// Limits are the first reads' limits (zero: DefaultLimits).
 	Limits Limits
-	// Poll is how often the files are looked at (0: 100 ms); Settle how long a changed file
-	// must stay the same before it is read (0: 30 ms).
+	// Poll is how often the files are looked at (0: defaultPoll); Settle how long a changed
+	// file must stay the same before it is read (0: defaultSettle).
 	Poll, Settle time.Duration
 }
+
+// How often the files are looked at, and how long a change must last before it is read.
+const (
+	defaultPoll   = 100 * time.Millisecond
+	defaultSettle = 30 * time.Millisecond
+)
 
 // Workspace watches the files of a definition and reads its streams again on every change.
 // Run drives it; the page's commands (Choose, ReadAgain) and the views it publishes
@@ -105,10 +111,10 @@ type Workspace struct {
 // New returns a workspace for cfg; Run starts it.
 func New(cfg Config) *Workspace {
 	if cfg.Poll <= 0 {
-		cfg.Poll = 100 * time.Millisecond
+		cfg.Poll = defaultPoll
 	}
 	if cfg.Settle <= 0 {
-		cfg.Settle = 30 * time.Millisecond
+		cfg.Settle = defaultSettle
 	}
 	if cfg.TestRead == nil {
 		cfg.TestRead = TestRead

@@ -3,9 +3,17 @@ package dev
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"connector/pkg/diag"
 	"connector/pkg/schemacheck"
@@ -174,5 +182,83 @@ func TestWorkspaceAllReadsEveryStreamForTheTerminal(t *testing.T) {
 		"author_books  4 records, 2 pages, no warnings; schema: none declared (11 fields inferred)\n"
 	if out.String() != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+func TestWorkspaceCancelsTheReadInFlight(t *testing.T) {
+	p := newProject(t, "definitions/offset-pagination.yaml")
+	// A proxy in front of the demo API holds every request while hold is set, until the
+	// request is cancelled.
+	var hold, cancelled atomic.Bool
+	hold.Store(true)
+	held := make(chan struct{}, 10)
+	target, _ := url.Parse(p.api.URL)
+	forward := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hold.Load() {
+			held <- struct{}{}
+			<-r.Context().Done()
+			cancelled.Store(true)
+			return
+		}
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	vals, _ := os.ReadFile(p.values)
+	p.write(t, p.values, strings.Replace(string(vals), p.api.URL, proxy.URL, 1))
+
+	ws := p.start(t, Config{})
+	v := waitView(t, ws, "a read in flight", func(v *View) bool { return v.Reading })
+	first := v.Round
+	<-held // the read's first request waits at the proxy
+	hold.Store(false)
+	p.edit(t, "page_size: 100", "page_size: 50")
+	v = waitView(t, ws, "the read after the save", func(v *View) bool { return v.Round > first && settled(v) })
+	// The proxy sees the cancelled request end once its connection is closed.
+	for deadline := time.Now().Add(5 * time.Second); !cancelled.Load(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the request of the read before the save was not cancelled")
+		}
+	}
+	if len(v.Results) != 1 || v.Results[0].Round != v.Round || v.Results[0].Pages != 5 {
+		t.Errorf("results %+v, want the read of round %d in 5 pages only", v.Results, v.Round)
+	}
+}
+
+func TestWatcherSeesChangesOfContentOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "def.yaml")
+	os.WriteFile(path, []byte("a: 1\n"), 0o600)
+	w := &watcher{paths: []string{path}, every: 5 * time.Millisecond, settle: 5 * time.Millisecond}
+	if got, _ := w.first().data(path); string(got) != "a: 1\n" {
+		t.Fatalf("first read %q", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan snapshot)
+	go w.run(ctx, out)
+	next := func() (snapshot, bool) {
+		select {
+		case s := <-out:
+			return s, true
+		case <-time.After(300 * time.Millisecond):
+			return snapshot{}, false
+		}
+	}
+	// Saved again unchanged, with a new time: nothing to read.
+	later := time.Now().Add(time.Second)
+	os.Chtimes(path, later, later)
+	if s, ok := next(); ok {
+		t.Fatalf("a save without a change was reported: %v", s)
+	}
+	os.WriteFile(path, []byte("a: 2\n"), 0o600)
+	s, ok := next()
+	if got, err := s.data(path); !ok || err != nil || string(got) != "a: 2\n" {
+		t.Fatalf("after a change: %q, %v, %v", got, err, ok)
+	}
+	os.Remove(path)
+	s, ok = next()
+	if _, err := s.data(path); !ok || !os.IsNotExist(err) {
+		t.Fatalf("after the file was removed: %v, %v", err, ok)
 	}
 }

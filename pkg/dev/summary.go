@@ -26,6 +26,9 @@ type Printer struct {
 // already printed and no new result came.
 func (p *Printer) View(v *View) {
 	if v.Round != p.round {
+		if p.round != 0 {
+			fmt.Fprintln(p.Out) // a blank line between rounds
+		}
 		p.round, p.printed = v.Round, map[string]bool{}
 		p.problems(v)
 	}
@@ -94,7 +97,7 @@ func warningsText(r schemacheck.Report) string {
 	var kinds []string
 	for _, k := range schemacheck.Kinds {
 		if n := r.Counts[k]; n > 0 {
-			kinds = append(kinds, fmt.Sprintf("%d %s", n, strings.ReplaceAll(string(k), "_", " ")))
+			kinds = append(kinds, k.Count(n))
 		}
 	}
 	return fmt.Sprintf("%s (%s)", plural(r.Total(), "warning"), strings.Join(kinds, ", "))

@@ -36,12 +36,13 @@ func TestPrinterSaysEachRoundOnce(t *testing.T) {
 	p.View(&View{Definition: "def.yaml", Round: 2, Broken: true, Results: view.Results,
 		Problems: []Problem{{File: "def.yaml", Line: 7, Column: 1, Severity: diag.Error, Message: "bad", Hint: "fix it"}}})
 	want := `def.yaml: 1 warning (connector validate def.yaml lists them)
-books  100 records, 2 pages, 4 warnings (3 schema mismatch, 1 primary key duplicate); schema: 2 undeclared (isbn, …), 1 type (price is string, declared number), 1 unseen (pages)
+books  100 records, 2 pages, 4 warnings (3 schema mismatches, 1 repeated primary key); schema: 2 undeclared (isbn, …), 1 type (price is string, declared number), 1 unseen (pages)
   record 4 /price: got string, want number
   record 9 /id: primary key id = 3 already in record 2
   … 2 more
 authors  FAILED: the state file is not JSON
 reviews  FAILED after 3 records and 1 page: 401 Unauthorized from GET http://x/reviews?page=2
+
 def.yaml:7:1: error: bad (fix it)
 1 error: fix and save to read again
 `

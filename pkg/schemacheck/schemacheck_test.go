@@ -240,3 +240,19 @@ func TestLoaderYAML(t *testing.T) {
 		t.Errorf("the key true read back as %v", props)
 	}
 }
+
+func TestKindCount(t *testing.T) {
+	for _, tc := range []struct {
+		k    Kind
+		n    int
+		want string
+	}{
+		{Mismatch, 1, "1 schema mismatch"}, {Mismatch, 3, "3 schema mismatches"},
+		{KeyMissing, 2, "2 missing primary keys"}, {KeyDuplicate, 1, "1 repeated primary key"},
+		{NoRecords, 1, "1 stream without records"},
+	} {
+		if got := tc.k.Count(tc.n); got != tc.want {
+			t.Errorf("%s.Count(%d) = %q, want %q", tc.k, tc.n, got, tc.want)
+		}
+	}
+}

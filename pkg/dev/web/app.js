@@ -143,8 +143,8 @@ function renderSummary(r, v) {
   if (r.from) facts.push(r.from === 'read' ? 'from the state of the read before' : 'from the state file');
   parts.push(el('p', {class: 'facts'}, facts.join(' · ')));
   const counts = r.check.counts || {};
-  const names = {schema_mismatch: 'schema mismatch', primary_key_missing: 'primary key missing',
-    primary_key_duplicate: 'primary key repeated', no_records: 'no records'};
+  const names = {schema_mismatch: 'schema mismatch', primary_key_missing: 'missing primary key',
+    primary_key_duplicate: 'repeated primary key', no_records: 'no records'};
   const chips = Object.keys(names).filter((k) => counts[k]).map((k) =>
     el('button', {type: 'button', class: 'chip warn', onclick: () => showTab('records')}, `${counts[k]} × ${names[k]}`));
   if (chips.length) parts.push(el('p', {class: 'chips'}, chips));
