@@ -262,7 +262,7 @@ func (w *Workspace) load(ctx context.Context) (*manifest.Definition, []Problem) 
 		return nil, append(out, Problem{File: w.cfg.Definition, Severity: diag.Error, Message: err.Error()})
 	}
 	out = problemsOf(warnings)
-	sess, err := w.open(def)
+	sess, err := w.open(def, w.files)
 	if err != nil {
 		return nil, append(out, w.sessionProblems(err)...)
 	}
@@ -277,11 +277,12 @@ func (w *Workspace) load(ctx context.Context) (*manifest.Definition, []Problem) 
 	return def, out
 }
 
-// open opens a session of def with the testing values as the files hold them now.
-func (w *Workspace) open(def *manifest.Definition) (*session.Session, error) {
+// open opens a session of def with the testing values as files holds them. It runs in the
+// goroutines of the reads too: it reads nothing of the workspace that Run changes.
+func (w *Workspace) open(def *manifest.Definition, files snapshot) (*session.Session, error) {
 	vals := values.None()
 	if w.cfg.Values != "" {
-		src, err := w.files.data(w.cfg.Values)
+		src, err := files.data(w.cfg.Values)
 		if err != nil {
 			return nil, &session.InvalidError{Err: fmt.Errorf("cannot read the testing values: %w", err)}
 		}
@@ -373,7 +374,7 @@ func (w *Workspace) readNext(ctx context.Context) {
 	rctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	job := readJob{
-		stream: name, def: w.def, limits: w.limits, round: w.round, gen: w.gen,
+		stream: name, def: w.def, files: w.files, limits: w.limits, round: w.round, gen: w.gen,
 		state: w.nextFrom, fromResult: w.nextFrom != nil,
 	}
 	w.nextFrom = nil

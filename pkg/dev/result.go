@@ -15,8 +15,11 @@ import (
 
 // readJob is one test read to make.
 type readJob struct {
-	stream     string
-	def        *manifest.Definition
+	stream string
+	def    *manifest.Definition
+	// files are the files as the read found them (a snapshot is never changed, only
+	// replaced).
+	files      snapshot
 	limits     Limits
 	round, gen int
 	// state is the state the read starts from (nil: none): the state file's, or the state
@@ -89,7 +92,7 @@ func (w *Workspace) read(ctx context.Context, job readJob) *Result {
 			r.From = "read"
 		}
 	}
-	sess, err := w.open(job.def)
+	sess, err := w.open(job.def, job.files)
 	if err != nil {
 		return fail(err)
 	}

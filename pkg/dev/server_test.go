@@ -167,3 +167,16 @@ func TestServerCommandsAndEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestHostAllowed(t *testing.T) {
+	s := NewServer(nil, "0.0.0.0:8123", "devbox.local", "t")
+	for host, want := range map[string]bool{
+		"127.0.0.1:8123": true, "localhost:8123": true, "LOCALHOST:8123": true, "[::1]:8123": true,
+		"192.168.1.20:8123": true, "devbox.local:8123": true,
+		"127.0.0.1:8124": false, "127.0.0.1": false, "evil.example:8123": false, "devbox.local.evil.example:8123": false, "": false,
+	} {
+		if got := s.hostAllowed(host); got != want {
+			t.Errorf("Host %q: allowed %v, want %v", host, got, want)
+		}
+	}
+}
