@@ -170,8 +170,8 @@ function renderTab(r) {
   const main = $('main');
   const scroll = main.scrollTop;
   const read = r && r.read;
-  const render = {records: recordsTab, requests: requestsTab, schema: schemaTab, state: stateTab, logs: logsTab}[tab];
-  panel.replaceChildren(r && read ? render(r, read) : el('p', {class: 'muted'}, 'Nothing to show.'));
+  const tabView = {records: recordsTab, requests: requestsTab, schema: schemaTab, state: stateTab, logs: logsTab}[tab];
+  panel.replaceChildren(r && read ? tabView(r, read) : el('p', {class: 'muted'}, 'Nothing to show.'));
   main.scrollTop = scroll;
 }
 
@@ -381,7 +381,7 @@ function schemaTab(r, read) {
     el('table', {class: 'schema'},
       el('thead', {}, el('tr', {}, el('th', {}, 'field'), el('th', {}, 'inferred from the records'), el('th', {}, 'declared'), el('th', {}, ''))),
       el('tbody', {}, r.fields.map((f) => el('tr', {class: f.diff ? `diff ${f.diff}` : ''},
-        el('td', {style: null, class: `depth${Math.min(f.depth, 6)}`}, f.path),
+        el('td', {class: `depth${Math.min(f.depth, 6)}`}, f.path),
         el('td', {}, f.inferred), el('td', {}, f.declared), el('td', {class: 'why'}, words[f.diff] || ''))))),
     Object.keys(formats).length ? [el('h3', {}, 'Datetime formats recognised'),
       el('table', {class: 'headers'}, Object.entries(formats).map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, el('code', {}, v)))))] : null,
