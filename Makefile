@@ -14,7 +14,7 @@ VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 LDFLAGS     := -X connector/cmd.version=$(VERSION)
 SHELL       := bash
 
-.PHONY: help build install release-check test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus clean
+.PHONY: help build install release-check test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -89,6 +89,12 @@ bench: build ## time connector against a local generator API and a raw-fetch bas
 
 bench-go: ## run the Go micro-benchmarks (go test -bench)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+# The README's pictures of connector dev's page, taken by the browser tests' harness in
+# headless Chromium (the Debian package chromium) against the demo API in-process.
+screenshots: ## the README's pictures of connector dev (light and dark) into docs/, with headless Chromium
+	@mkdir -p docs
+	set -o pipefail; CONNECTOR_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestScreenshots$$' -v ./pkg/dev/ | grep -E '^(---|ok|FAIL)|wrote'
 
 corpus: build ## validate the real definitions of ../shared/corpus and classify the results
 	python3 ../shared/tools/corpus-report --bin $(BIN)

@@ -192,6 +192,7 @@ that command's section.
 		newCmdDemoAPI(io, env, nil),
 		newCmdServe(io, env, nil),
 		newCmdInferSchema(io, env, nil),
+		newCmdDev(io, env, nil),
 		newCmdOAuth(io, env, nil),
 		newCmdAirbyte(io, env, nil),
 		newCmdTest(io, env, nil),

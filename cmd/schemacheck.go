@@ -36,7 +36,7 @@ func printSchemaCheck(s *ioStreams, quiet bool, stream string, rep schemacheck.R
 	var counts []string
 	for _, k := range schemacheck.Kinds {
 		if n := rep.Counts[k]; n > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", n, k))
+			counts = append(counts, k.Count(n))
 		}
 	}
 	if rep.Records == 0 {

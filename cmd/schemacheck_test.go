@@ -41,7 +41,7 @@ spec:
   type: Spec
   connection_specification: {type: object, required: [base_url], properties: {base_url: {type: string}}}
 `)
-	warnings := `warning: items: schema check of 4 records: 1 schema_mismatch, 1 primary_key_missing, 1 primary_key_duplicate
+	warnings := `warning: items: schema check of 4 records: 1 schema mismatch, 1 missing primary key, 1 repeated primary key
   record 1 /price: got string, want number
   record 2 /id: primary key id = 1 already in record 1
   record 3 /id: primary key field id is missing

@@ -36,6 +36,26 @@ const (
 // Kinds are every kind, in the order reports list them.
 var Kinds = []Kind{Mismatch, KeyMissing, KeyDuplicate, NoRecords}
 
+// kindWords are how a person reads a kind, one and many.
+var kindWords = map[Kind][2]string{
+	Mismatch:     {"schema mismatch", "schema mismatches"},
+	KeyMissing:   {"missing primary key", "missing primary keys"},
+	KeyDuplicate: {"repeated primary key", "repeated primary keys"},
+	NoRecords:    {"stream without records", "streams without records"},
+}
+
+// Count words n warnings of the kind: "1 schema mismatch", "3 repeated primary keys".
+func (k Kind) Count(n int) string {
+	w, ok := kindWords[k]
+	if !ok {
+		w = [2]string{string(k), string(k)}
+	}
+	if n == 1 {
+		return "1 " + w[0]
+	}
+	return fmt.Sprintf("%d %s", n, w[1])
+}
+
 // Warning is one thing found in the records.
 type Warning struct {
 	Kind Kind `json:"kind"`

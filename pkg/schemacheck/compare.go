@@ -89,14 +89,20 @@ func compareChildren(out *[]Field, path string, depth int, declared, inferred an
 	}
 }
 
-// fits says whether every type the records had is one the declared schema allows. The CDK
-// infers every number as "number", so "number" fits a declared "integer" (a record with a
-// fraction is a schema mismatch of its own); a declared field without a type allows any.
+// fits says whether every type the records had is one the declared schema allows. The CDK's
+// inferrer makes every field but the primary key and cursor nullable whatever the records
+// held, so an inferred "null" says nothing and is left out; and it infers every number as
+// "number", so "number" fits a declared "integer". A record with a null or a fraction where
+// the declared schema refuses one is a schema mismatch of its own. A declared field without
+// a type allows any.
 func fits(inferred, declared []string) bool {
 	if declared == nil {
 		return true
 	}
 	for _, t := range inferred {
+		if t == "null" {
+			continue
+		}
 		ok := slices.Contains(declared, t) ||
 			t == "number" && slices.Contains(declared, "integer") ||
 			t == "integer" && slices.Contains(declared, "number")

@@ -144,6 +144,7 @@ func TestCompare(t *testing.T) {
 	  "properties": {
 	    "title": {"type": ["null", "string"]},
 	    "id": {"type": "number"},
+	    "year": {"type": ["null", "string"]},
 	    "price": {"type": "number"},
 	    "isbn": {"type": "string"},
 	    "author": {"type": "object", "properties": {"name": {"type": "string"}, "born": {"type": "number"}}},
@@ -156,6 +157,7 @@ func TestCompare(t *testing.T) {
 	  "properties": {
 	    "id": {"type": "integer"},
 	    "title": {"type": "string"},
+	    "year": {"type": "integer"},
 	    "price": {"type": ["null", "string"]},
 	    "author": {"type": "object", "properties": {"name": {"type": "string"}, "died": {"type": "integer"}}},
 	    "tags": {"type": "array", "items": {"type": "object", "properties": {"k": {}}}},
@@ -164,8 +166,9 @@ func TestCompare(t *testing.T) {
 	  }
 	}`)
 	want := []Field{
-		{"title", 0, "null | string", "string", Type},
+		{"title", 0, "null | string", "string", Same},
 		{"id", 0, "number", "integer", Same},
+		{"year", 0, "null | string", "integer", Type},
 		{"price", 0, "number", "null | string", Type},
 		{"isbn", 0, "string", "", Undeclared},
 		{"author", 0, "object", "object", Same},
@@ -235,5 +238,21 @@ func TestLoaderYAML(t *testing.T) {
 	}
 	if _, ok := props["true"]; !ok {
 		t.Errorf("the key true read back as %v", props)
+	}
+}
+
+func TestKindCount(t *testing.T) {
+	for _, tc := range []struct {
+		k    Kind
+		n    int
+		want string
+	}{
+		{Mismatch, 1, "1 schema mismatch"}, {Mismatch, 3, "3 schema mismatches"},
+		{KeyMissing, 2, "2 missing primary keys"}, {KeyDuplicate, 1, "1 repeated primary key"},
+		{NoRecords, 1, "1 stream without records"},
+	} {
+		if got := tc.k.Count(tc.n); got != tc.want {
+			t.Errorf("%s.Count(%d) = %q, want %q", tc.k, tc.n, got, tc.want)
+		}
 	}
 }

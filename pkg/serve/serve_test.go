@@ -282,7 +282,12 @@ func TestTestReadLimits(t *testing.T) {
 		t.Errorf("%d %s", status, body)
 	}
 	post(t, url, "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": "books", "record_limit": 7, "page_limit": 2, "slice_limit": 20})
-	want := []TestReadRequest{{Stream: "books", RecordLimit: 100, PageLimit: 5, SliceLimit: 5}, {Stream: "books", RecordLimit: 7, PageLimit: 2, SliceLimit: 20}}
+	post(t, url, "/v1/manifest/test_read", map[string]any{"manifest": m, "config": config(api, "t"), "stream_name": "books", "state": []any{map[string]any{"type": "STREAM"}}})
+	want := []TestReadRequest{
+		{Stream: "books", RecordLimit: 100, PageLimit: 5, SliceLimit: 5},
+		{Stream: "books", RecordLimit: 7, PageLimit: 2, SliceLimit: 20},
+		{Stream: "books", RecordLimit: 100, PageLimit: 5, SliceLimit: 5, State: json.RawMessage(`[{"type":"STREAM"}]`)},
+	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("requests %v, want %v", got, want)
 	}
