@@ -371,3 +371,58 @@ func TestTestReadReadsTheDemoAPI(t *testing.T) {
 		t.Error("the token reached the answer")
 	}
 }
+
+// A manifest made to exhaust the loader (a million keys nested a thousand deep) is refused
+// by the definition limits at once, with a 400.
+func TestManifestBomb(t *testing.T) {
+	url, api, _ := setup(t, Config{})
+	var b strings.Builder
+	b.WriteString(`{"manifest":`)
+	for i := 0; i < 1000; i++ {
+		b.WriteString(`{"a":`)
+	}
+	b.WriteString(`1`)
+	b.WriteString(strings.Repeat("}", 1000))
+	b.WriteString(`,"config":{"base_url":"` + api + `"}}`)
+	start := time.Now()
+	status, body, _ := post(t, url, "/v1/manifest/discover", b.String())
+	if status != 400 || !strings.HasPrefix(body, `{"detail":"Error discovering streams: `) || time.Since(start) > 5*time.Second {
+		t.Errorf("nested: %d %.200s (%s)", status, body, time.Since(start))
+	}
+	wide := `{"manifest":{"type":"DeclarativeSource","x":{` + strings.Repeat(`"k":[1,2,3,4,5,6,7,8,9,0],`, 70000) + `"z":1}},"config":{}}`
+	status, body, _ = post(t, url, "/v1/manifest/discover", wide)
+	if status != 400 && status != 413 {
+		t.Errorf("wide: %d %.200s", status, body)
+	}
+}
+
+// BenchmarkServeTestRead is a test read of five pages of the demo API's books through the
+// API, as the Builder asks for one.
+func BenchmarkServeTestRead(b *testing.B) {
+	api := httptest.NewServer(demoapi.New(demoapi.Options{}))
+	defer api.Close()
+	srv := httptest.NewServer(New(Config{}))
+	defer srv.Close()
+	raw, err := os.ReadFile("../../definitions/offset-pagination.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var m any
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		b.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]any{"manifest": m, "config": map[string]any{"base_url": api.URL},
+		"stream_name": "books", "page_limit": 5})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		resp, err := http.Post(srv.URL+"/v1/manifest/test_read", "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}
