@@ -116,8 +116,19 @@ func TestTraceFormatBuilder(t *testing.T) {
   ],
   "test_read_limit_reached": true,
   "auxiliary_requests": [],
-  "inferred_schema": null,
-  "inferred_datetime_formats": null,
+  "inferred_schema": {
+    "$schema": "http://json-schema.org/schema#",
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": [
+          "number",
+          "null"
+        ]
+      }
+    }
+  },
+  "inferred_datetime_formats": {},
   "latest_config_update": null
 }
 `, "")
