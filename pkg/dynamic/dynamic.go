@@ -68,6 +68,44 @@ type component struct {
 }
 
 func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[string]any, read ReadComponents) ([]*manifest.Stream, error) {
+	made, err := editsOf(ctx, d, config, read)
+	if err != nil {
+		return nil, err
+	}
+	var out []*manifest.Stream
+	for i, edits := range made {
+		s, diags := d.Build(edits)
+		if diags.HasErrors() {
+			var msgs []string
+			for _, dg := range diags {
+				if dg.Severity == "error" {
+					msgs = append(msgs, dg.String())
+				}
+			}
+			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d makes an invalid stream:\n%s", i+1, strings.Join(msgs, "\n"))}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Edits returns, for each dynamic stream definition of def in order, the edits that make
+// each of its streams from its template (one list per component), without building the
+// streams: what a resolved manifest shows of them (pkg/resolve).
+func Edits(ctx context.Context, def *manifest.Definition, config map[string]any, read ReadComponents) ([][][]manifest.Edit, error) {
+	out := make([][][]manifest.Edit, len(def.Dynamic))
+	for i, d := range def.Dynamic {
+		made, err := editsOf(ctx, d, config, read)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = made
+	}
+	return out, nil
+}
+
+// editsOf reads the components of d and evaluates its mappings for each.
+func editsOf(ctx context.Context, d *manifest.DynamicStream, config map[string]any, read ReadComponents) ([][]manifest.Edit, error) {
 	var comps []component
 	if d.Type == manifest.HTTPComponentsResolver {
 		err := read(ctx, d.Retriever, func(rec, sl any) { comps = append(comps, component{values: rec, slice: sl}) })
@@ -83,23 +121,13 @@ func resolveOne(ctx context.Context, d *manifest.DynamicStream, config map[strin
 			comps = append(comps, component{values: v})
 		}
 	}
-	var out []*manifest.Stream
+	out := make([][]manifest.Edit, 0, len(comps))
 	for i, c := range comps {
-		edits, err := edits(d, c, config)
+		e, err := edits(d, c, config)
 		if err != nil {
 			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d: %w", i+1, err)}
 		}
-		s, diags := d.Build(edits)
-		if diags.HasErrors() {
-			var msgs []string
-			for _, dg := range diags {
-				if dg.Severity == "error" {
-					msgs = append(msgs, dg.String())
-				}
-			}
-			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d makes an invalid stream:\n%s", i+1, strings.Join(msgs, "\n"))}
-		}
-		out = append(out, s)
+		out = append(out, e)
 	}
 	return out, nil
 }
