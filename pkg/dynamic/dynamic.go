@@ -7,6 +7,7 @@ package dynamic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -176,13 +177,81 @@ func edits(d *manifest.DynamicStream, c component, config map[string]any) ([]man
 }
 
 // parseYAML reads a mapping's text value as YAML, as the CDK's ConfigComponentsResolver does
-// (yaml.safe_load): "[a, b]" becomes a list; text that is not YAML stays text.
+// (yaml.safe_load): "[a, b]" becomes a list; text that is not YAML stays text. A mapping keeps
+// the order of its keys, as PyYAML's dicts do (the order of query parameters, and of the
+// resolved manifest's keys, follows it).
 func parseYAML(s string) any {
-	var v any
-	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
 		return s
 	}
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	v, err := yamlValue(doc.Content[0])
+	if err != nil {
+		var plain any
+		if yaml.Unmarshal([]byte(s), &plain) != nil {
+			return s
+		}
+		return plain
+	}
 	return v
+}
+
+// errMerge is a merge key (<<), which yamlValue leaves to yaml.v3's own decoding.
+var errMerge = errors.New("merge key")
+
+func yamlValue(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return yamlValue(n.Alias)
+	case yaml.MappingNode:
+		m := &yamlMap{vals: map[string]any{}}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Value == "<<" && k.Tag == "!!merge" {
+				return nil, errMerge
+			}
+			v, err := yamlValue(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			if _, seen := m.vals[k.Value]; !seen {
+				m.keys = append(m.keys, k.Value)
+			}
+			m.vals[k.Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			v, err := yamlValue(c)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// yamlMap is a YAML mapping with its keys in their order (a template Mapping).
+type yamlMap struct {
+	keys []string
+	vals map[string]any
+}
+
+func (m *yamlMap) Keys() []string { return m.keys }
+
+func (m *yamlMap) Get(key string) (any, bool) {
+	v, ok := m.vals[key]
+	return v, ok
 }
 
 // configComponents are the components of a ConfigComponentsResolver: for each stream_config,

@@ -61,7 +61,7 @@ func TestPassesAsTheCDK(t *testing.T) {
 }
 
 func runPass(pass string, in any, parentWins bool) (any, error) {
-	b := &budget{left: maxSteps}
+	b := newBudget(maxSteps)
 	switch pass {
 	case "refs":
 		return (&refs{root: in.(*Object), visited: map[string]bool{}, b: b}).eval(in, 0)

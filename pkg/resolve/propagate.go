@@ -81,10 +81,11 @@ type propagator struct {
 }
 
 func (p *propagator) component(field string, comp *Object, parent *Object, depth int) (*Object, error) {
-	if err := p.b.spend(depth); err != nil {
+	cc, err := p.b.copy(comp, depth)
+	if err != nil {
 		return nil, err
 	}
-	c := deepCopy(comp).(*Object)
+	c := cc.(*Object)
 	if !c.Has("type") {
 		t := defaultTypes[field]
 		if c.Has("class_name") {
@@ -94,7 +95,11 @@ func (p *propagator) component(field string, comp *Object, parent *Object, depth
 			c.Set("type", t)
 		}
 	}
-	params := deepCopy(parent).(*Object)
+	pp, err := p.b.copy(parent, depth)
+	if err != nil {
+		return nil, err
+	}
+	params := pp.(*Object)
 	if own, ok := c.Pop(paramsKey); ok {
 		o, ok := own.(*Object)
 		if !ok {

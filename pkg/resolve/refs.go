@@ -178,21 +178,33 @@ func subscript(node any, seg string) (v any, found bool, err error) {
 // budget bounds the work of a resolution: the references and $parameters of a manifest can
 // make it exponentially larger than its text, and the loader checks only the parts it reads.
 type budget struct {
-	left int
+	left, max int
 }
 
-// Limits of a resolution, far above what any real manifest needs.
+func newBudget(steps int) *budget { return &budget{left: steps, max: steps} }
+
+// Limits of a resolution: at least ten times what the largest corpus definition needs
+// (stripe.yaml: 479,446 values resolved or copied), and twice the loader's depth.
 const (
-	maxSteps = 20_000_000
+	maxSteps = 5_000_000
 	maxDepth = 1024
 )
+
+// copy is deepCopy with every object and list made spent from the budget.
+func (b *budget) copy(v any, depth int) (any, error) {
+	out := (&copier{done: map[any]any{}, b: b}).copy(v)
+	if err := b.spend(depth); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
 func (b *budget) spend(depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("the manifest nests more than %d levels deep once its references are resolved (a limit of connector)", maxDepth)
 	}
 	if b.left--; b.left < 0 {
-		return fmt.Errorf("the manifest expands to more than %d values through $ref and $parameters (a limit of connector)", maxSteps)
+		return fmt.Errorf("the manifest expands to more than %d values through $ref and $parameters (a limit of connector)", b.max)
 	}
 	return nil
 }

@@ -37,6 +37,8 @@ const (
 type Options struct {
 	// Now is the clock of the migration records (nil: time.Now).
 	Now func() time.Time
+	// maxSteps replaces the limit of the work (0: maxSteps), for the tests.
+	maxSteps int
 }
 
 // Manifest returns the resolved form of a manifest (as Parse reads it; it is not changed):
@@ -53,7 +55,10 @@ func Manifest(m *Object, opts Options) (*Object, error) {
 	if !def.Has("type") {
 		def.Set("type", "DeclarativeSource")
 	}
-	b := &budget{left: maxSteps}
+	b := newBudget(maxSteps)
+	if opts.maxSteps > 0 {
+		b = newBudget(opts.maxSteps)
+	}
 	v, err := (&refs{root: def, visited: map[string]bool{}, b: b}).eval(def, 0)
 	if err != nil {
 		return nil, err
@@ -107,8 +112,9 @@ const DefaultStreamLimit = 100
 // its dynamic_stream_name. made holds the edits of each definition's streams, in order.
 //
 // As in the CDK, a requester of a components resolver's retriever gets "use_cache": true,
-// and a name that two dynamic streams share is an error. redact masks the secrets of the
-// config in the streams made (nil: none).
+// and a name that two dynamic streams share is an error; the streams and the resolvers of
+// resolved are changed in place, as the CDK changes its resolved manifest. redact masks the
+// secrets of the config in the streams made (nil: none).
 func Full(resolved *Object, made []Made, limit int, redact func(string) string) (*Object, error) {
 	if limit <= 0 {
 		limit = DefaultStreamLimit
@@ -216,7 +222,7 @@ func makeStream(tmpl *Object, edits []manifest.Edit, parentWins bool) (*Object, 
 			}
 		}
 	}
-	out, err := (&propagator{parentWins: parentWins, b: &budget{left: maxSteps}}).component("", s, NewObject(), 0)
+	out, err := (&propagator{parentWins: parentWins, b: newBudget(maxSteps)}).component("", s, NewObject(), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -176,28 +176,38 @@ func truthy(v any) bool {
 
 // deepCopy copies v as copy.deepcopy does: an object or list met twice in v is copied once,
 // so that the copy shares what the original shared.
-func deepCopy(v any) any { return copier{}.copy(v) }
+func deepCopy(v any) any { return (&copier{done: map[any]any{}}).copy(v) }
 
-type copier map[any]any
+// copier is one deep copy; each object and list it makes is spent from b, when set.
+type copier struct {
+	done map[any]any
+	b    *budget
+}
 
-func (c copier) copy(v any) any {
+func (c *copier) copy(v any) any {
 	switch x := v.(type) {
 	case *Object:
-		if done, ok := c[x]; ok {
+		if done, ok := c.done[x]; ok {
 			return done
 		}
+		if c.b != nil {
+			c.b.left--
+		}
 		o := &Object{keys: append([]string(nil), x.keys...), vals: make(map[string]any, len(x.vals))}
-		c[x] = o
+		c.done[x] = o
 		for k, e := range x.vals {
 			o.vals[k] = c.copy(e)
 		}
 		return o
 	case *List:
-		if done, ok := c[x]; ok {
+		if done, ok := c.done[x]; ok {
 			return done
 		}
+		if c.b != nil {
+			c.b.left--
+		}
 		l := &List{Items: make([]any, len(x.Items))}
-		c[x] = l
+		c.done[x] = l
 		for i, e := range x.Items {
 			l.Items[i] = c.copy(e)
 		}

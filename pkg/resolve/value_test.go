@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -108,5 +109,30 @@ func TestEqual(t *testing.T) {
 	}
 	if canonical(a) == canonical(b) {
 		t.Error("the normalizer's hash tells 1 from 1.0, as json.dumps does")
+	}
+}
+
+// References that double at each level would make a trillion values: the resolution stops at
+// its limit (here a lower one, for speed), with an error, in bounded time and memory.
+func TestLimits(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(`{"type": "DeclarativeSource", "streams": "#/l0"`)
+	for i := range 40 {
+		fmt.Fprintf(&sb, `, "l%d": ["#/l%d", "#/l%d"]`, i, i+1, i+1)
+	}
+	sb.WriteString(`, "l40": "x"}`)
+	m, err := Parse([]byte(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Manifest(m, Options{maxSteps: 100_000}); err == nil || err.Error() != "the manifest expands to more than 100000 values through $ref and $parameters (a limit of connector)" {
+		t.Errorf("doubling references: %v", err)
+	}
+	deep := strings.Repeat(`{"a": `, 1100) + "1" + strings.Repeat("}", 1100)
+	if m, err = Parse([]byte(deep)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Manifest(m, Options{}); err == nil || !strings.Contains(err.Error(), "more than 1024 levels") {
+		t.Errorf("deep nesting: %v", err)
 	}
 }
