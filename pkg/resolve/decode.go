@@ -12,6 +12,9 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"connector/pkg/manifest"
+	"connector/pkg/yamlguard"
 )
 
 // Parse reads a manifest as the CDK receives it: JSON (the manifest server's requests) is read
@@ -24,6 +27,12 @@ func Parse(src []byte) (*Object, error) {
 			return top(v)
 		}
 	}
+	// Within the loader's limits, so that no text makes the work explode: the entries
+	// before yaml.v3 builds its tree, then the tree with every alias expanded (the passes
+	// copy what an alias shares).
+	if line, _, ok := yamlguard.CheckEntries(src, manifest.MaxEntries); !ok {
+		return nil, fmt.Errorf("line %d: the manifest has more than %d YAML entries (a limit of connector)", line, manifest.MaxEntries)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, err
@@ -31,7 +40,10 @@ func Parse(src []byte) (*Object, error) {
 	if doc.Kind == 0 {
 		return nil, errors.New("the manifest is empty")
 	}
-	v, err := (&yamlReader{seen: map[*yaml.Node]any{}, open: map[*yaml.Node]bool{}}).value(&doc)
+	if err := yamlguard.Check(&doc, manifest.MaxNodes, manifest.MaxDepth, nil); err != nil {
+		return nil, fmt.Errorf("the manifest is beyond a limit of connector: %w", err)
+	}
+	v, err := (&yamlReader{seen: map[*yaml.Node]any{}}).value(&doc)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +63,7 @@ func top(v any) (*Object, error) {
 func parseJSON(src []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(src))
 	dec.UseNumber()
-	v, err := jsonValue(dec)
+	v, err := jsonValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +73,10 @@ func parseJSON(src []byte) (any, error) {
 	return v, nil
 }
 
-func jsonValue(dec *json.Decoder) (any, error) {
+func jsonValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("the manifest nests more than %d levels deep (a limit of connector)", maxDepth)
+	}
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -76,7 +91,7 @@ func jsonValue(dec *json.Decoder) (any, error) {
 				if err != nil {
 					return nil, err
 				}
-				v, err := jsonValue(dec)
+				v, err := jsonValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -87,7 +102,7 @@ func jsonValue(dec *json.Decoder) (any, error) {
 		case '[':
 			l := &List{Items: []any{}}
 			for dec.More() {
-				v, err := jsonValue(dec)
+				v, err := jsonValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -116,12 +131,10 @@ func jsonNumber(s string) Number {
 }
 
 // yamlReader builds values from a YAML node tree as PyYAML's safe loader does. An alias is
-// the very object its anchor made (PyYAML shares it).
+// the very object its anchor made (PyYAML shares it); yamlguard.Check has made sure that
+// none is inside the value it names.
 type yamlReader struct {
 	seen map[*yaml.Node]any
-	// open are the collections being built: an alias to one of them would make a value
-	// that contains itself.
-	open map[*yaml.Node]bool
 }
 
 func (r *yamlReader) value(n *yaml.Node) (any, error) {
@@ -132,9 +145,6 @@ func (r *yamlReader) value(n *yaml.Node) (any, error) {
 		}
 		return r.value(n.Content[0])
 	case yaml.AliasNode:
-		if r.open[n.Alias] {
-			return nil, fmt.Errorf("line %d: the alias *%s is inside the node it names", n.Line, n.Value)
-		}
 		if v, ok := r.seen[n.Alias]; ok {
 			return v, nil
 		}
@@ -143,8 +153,7 @@ func (r *yamlReader) value(n *yaml.Node) (any, error) {
 		return scalar(n), nil
 	case yaml.SequenceNode:
 		l := &List{Items: make([]any, 0, len(n.Content))}
-		r.seen[n], r.open[n] = l, true
-		defer delete(r.open, n)
+		r.seen[n] = l
 		for _, c := range n.Content {
 			v, err := r.value(c)
 			if err != nil {
@@ -155,8 +164,7 @@ func (r *yamlReader) value(n *yaml.Node) (any, error) {
 		return l, nil
 	case yaml.MappingNode:
 		o := NewObject()
-		r.seen[n], r.open[n] = o, true
-		defer delete(r.open, n)
+		r.seen[n] = o
 		pairs, err := flatten(n)
 		if err != nil {
 			return nil, err

@@ -51,7 +51,7 @@ func TestParseJSON(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
-	if _, err := Parse([]byte("a: &x [*x]\n")); err == nil || !strings.Contains(err.Error(), "inside the node it names") {
+	if _, err := Parse([]byte("a: &x [*x]\n")); err == nil || !strings.Contains(err.Error(), "the alias *x is inside the value it names") {
 		t.Errorf("a recursive alias: %v", err)
 	}
 }
@@ -128,8 +128,14 @@ func TestLimits(t *testing.T) {
 	if _, err := Manifest(m, Options{maxSteps: 100_000}); err == nil || err.Error() != "the manifest expands to more than 100000 values through $ref and $parameters (a limit of connector)" {
 		t.Errorf("doubling references: %v", err)
 	}
-	deep := strings.Repeat(`{"a": `, 1100) + "1" + strings.Repeat("}", 1100)
-	if m, err = Parse([]byte(deep)); err != nil {
+	// Nesting made by references, each level a few written ones deep.
+	sb.Reset()
+	sb.WriteString(`{"type": "DeclarativeSource", "streams": "#/l0"`)
+	for i := range 1100 {
+		fmt.Fprintf(&sb, `, "l%d": {"a": "#/l%d"}`, i, i+1)
+	}
+	sb.WriteString(`, "l1100": 1}`)
+	if m, err = Parse([]byte(sb.String())); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Manifest(m, Options{}); err == nil || !strings.Contains(err.Error(), "more than 1024 levels") {
