@@ -188,6 +188,7 @@ that command's section.
 		newCmdCheck(io, env, nil),
 		newCmdTrace(io, env, nil),
 		newCmdStreams(io, env, nil),
+		newCmdResolve(io, env, nil),
 		newCmdInitValues(io, nil),
 		newCmdDemoAPI(io, env, nil),
 		newCmdServe(io, env, nil),

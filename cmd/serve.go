@@ -38,7 +38,10 @@ Connector Builder can use this engine instead of the Python service:
   POST /v1/manifest/full_resolve   the manifest resolved, dynamic streams made
 
 Request and response bodies are the manifest server's (record_limit 1–5000, default 100;
-page_limit and slice_limit 1–20, default 5). A problem answers 400 {"detail": "…"} with every
+page_limit and slice_limit 1–20, default 5; stream_limit 1–100, default 100, the most
+streams full_resolve keeps of each dynamic stream definition). resolve and full_resolve
+answer the manifest as the CDK resolves it, key order included (connector resolve prints
+the same for a file). A problem answers 400 {"detail": "…"} with every
 secret of the request's config masked; a body that does not fit the model answers 422 with
 FastAPI's list of problems. Each request is its own run: many at once share nothing.
 

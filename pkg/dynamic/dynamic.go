@@ -9,6 +9,7 @@ package dynamic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -73,6 +74,44 @@ type component struct {
 }
 
 func resolveOne(ctx context.Context, d *manifest.DynamicStream, g template.Globals, read ReadComponents) ([]*manifest.Stream, error) {
+	made, err := editsOf(ctx, d, g, read)
+	if err != nil {
+		return nil, err
+	}
+	var out []*manifest.Stream
+	for i, edits := range made {
+		s, diags := d.Build(edits)
+		if diags.HasErrors() {
+			var msgs []string
+			for _, dg := range diags {
+				if dg.Severity == "error" {
+					msgs = append(msgs, dg.String())
+				}
+			}
+			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d makes an invalid stream:\n%s", i+1, strings.Join(msgs, "\n"))}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Edits returns, for each dynamic stream definition of def in order, the edits that make
+// each of its streams from its template (one list per component), without building the
+// streams: what a resolved manifest shows of them (pkg/resolve).
+func Edits(ctx context.Context, def *manifest.Definition, g template.Globals, read ReadComponents) ([][][]manifest.Edit, error) {
+	out := make([][][]manifest.Edit, len(def.Dynamic))
+	for i, d := range def.Dynamic {
+		made, err := editsOf(ctx, d, g, read)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = made
+	}
+	return out, nil
+}
+
+// editsOf reads the components of d and evaluates its mappings for each.
+func editsOf(ctx context.Context, d *manifest.DynamicStream, g template.Globals, read ReadComponents) ([][]manifest.Edit, error) {
 	var comps []component
 	switch d.Type {
 	case manifest.HTTPComponentsResolver:
@@ -93,27 +132,13 @@ func resolveOne(ctx context.Context, d *manifest.DynamicStream, g template.Globa
 			comps = append(comps, component{values: v})
 		}
 	}
-	var out []*manifest.Stream
+	out := make([][]manifest.Edit, 0, len(comps))
 	for i, c := range comps {
-		edits, err := edits(d, c, g)
+		e, err := edits(d, c, g)
 		if err != nil {
 			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("%s: %w", componentName(d, i), err)}
 		}
-		s, diags := d.Build(edits)
-		if diags.HasErrors() {
-			var msgs []string
-			for _, dg := range diags {
-				if dg.Severity == "error" {
-					msg := dg.String()
-					if dg.Hint != "" {
-						msg += "\n  hint: " + dg.Hint
-					}
-					msgs = append(msgs, msg)
-				}
-			}
-			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("%s makes an invalid stream:\n%s", componentName(d, i), strings.Join(msgs, "\n"))}
-		}
-		out = append(out, s)
+		out = append(out, e)
 	}
 	return out, nil
 }
@@ -180,13 +205,81 @@ func edits(d *manifest.DynamicStream, c component, g template.Globals) ([]manife
 }
 
 // parseYAML reads a mapping's text value as YAML, as the CDK's ConfigComponentsResolver does
-// (yaml.safe_load): "[a, b]" becomes a list; text that is not YAML stays text.
+// (yaml.safe_load): "[a, b]" becomes a list; text that is not YAML stays text. A mapping keeps
+// the order of its keys, as PyYAML's dicts do (the order of query parameters, and of the
+// resolved manifest's keys, follows it).
 func parseYAML(s string) any {
-	var v any
-	if err := yaml.Unmarshal([]byte(s), &v); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
 		return s
 	}
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	v, err := yamlValue(doc.Content[0])
+	if err != nil {
+		var plain any
+		if yaml.Unmarshal([]byte(s), &plain) != nil {
+			return s
+		}
+		return plain
+	}
 	return v
+}
+
+// errMerge is a merge key (<<), which yamlValue leaves to yaml.v3's own decoding.
+var errMerge = errors.New("merge key")
+
+func yamlValue(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.AliasNode:
+		return yamlValue(n.Alias)
+	case yaml.MappingNode:
+		m := &yamlMap{vals: map[string]any{}}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Value == "<<" && k.Tag == "!!merge" {
+				return nil, errMerge
+			}
+			v, err := yamlValue(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			if _, seen := m.vals[k.Value]; !seen {
+				m.keys = append(m.keys, k.Value)
+			}
+			m.vals[k.Value] = v
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			v, err := yamlValue(c)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// yamlMap is a YAML mapping with its keys in their order (a template Mapping).
+type yamlMap struct {
+	keys []string
+	vals map[string]any
+}
+
+func (m *yamlMap) Keys() []string { return m.keys }
+
+func (m *yamlMap) Get(key string) (any, bool) {
+	v, ok := m.vals[key]
+	return v, ok
 }
 
 // configComponents are the components of a ConfigComponentsResolver: for each stream_config,

@@ -35,6 +35,13 @@ const (
 	maxDiagnostics = 1000
 )
 
+// The limits of a definition's YAML, for the packages that read its text again (pkg/resolve).
+const (
+	MaxEntries = maxEntries
+	MaxNodes   = maxNodes
+	MaxDepth   = maxDepth
+)
+
 // limitNote ends the message of every limit: there is no flag to raise these.
 const limitNote = "(a limit of connector)"
 

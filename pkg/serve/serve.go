@@ -7,6 +7,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"connector/pkg/builder"
 	"connector/pkg/protocol"
 	"connector/pkg/redact"
+	"connector/pkg/resolve"
 	"connector/pkg/session"
 )
 
@@ -199,8 +201,18 @@ func (s *Server) api(h func(c *call) (any, error)) http.Handler {
 	})
 }
 
+// rawJSON is an answer already encoded, written as it is (json.Marshal would escape its
+// <, > and &, which the CDK's server writes plainly).
+type rawJSON []byte
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if r, ok := v.(rawJSON); ok {
+		b = r
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"detail":"the answer could not be encoded"}`)
 	}
@@ -220,12 +232,9 @@ func writeError(w http.ResponseWriter, err *httpError) {
 // every secret of the config registered with the call's redactor. what words a failure
 // ("Error reading stream"), as the CDK's routes do.
 func (s *Server) session(c *call, m manifestField, config json.RawMessage, what string) (*session.Session, error) {
-	def, err := session.Load(c.ctx, "manifest", m.raw)
+	def, err := session.Load(c.ctx, "manifest", m.definition())
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, err
-		}
-		return nil, fail(http.StatusBadRequest, "%s: %s", what, protocol.Reason(err))
+		return nil, loadFailure(err, what)
 	}
 	sess, err := protocol.Open(def, "manifest", "config", config, protocol.Env{
 		Transport: s.cfg.Transport, Now: s.cfg.Now, Sleep: s.cfg.Sleep, Redactor: c.red, UserAgent: s.cfg.UserAgent,
@@ -245,7 +254,7 @@ func (s *Server) check(c *call) (any, error) {
 		return nil, err
 	}
 	const what = "Error checking connection"
-	def, err := session.Load(c.ctx, "manifest", req.Manifest.raw)
+	def, err := session.Load(c.ctx, "manifest", req.Manifest.definition())
 	if err != nil {
 		return nil, fail(http.StatusBadRequest, "%s: %s", what, protocol.Reason(err))
 	}
@@ -398,11 +407,88 @@ const customCodeNotPermitted = "Custom connector code is not permitted in this e
 	"custom connector code."
 
 func (s *Server) resolve(c *call) (any, error) {
-	return nil, fail(http.StatusNotImplemented, "resolve is not available yet")
+	var req struct {
+		Manifest manifestField `json:"manifest"`
+	}
+	if err := decode(c.body, &req, "manifest"); err != nil {
+		return nil, err
+	}
+	const what = "Error resolving manifest"
+	if _, err := session.Load(c.ctx, "manifest", req.Manifest.definition()); err != nil {
+		return nil, loadFailure(err, what)
+	}
+	m, err := s.resolved(req.Manifest)
+	if err != nil {
+		return nil, fail(http.StatusBadRequest, "%s: %v", what, err)
+	}
+	return manifestAnswer(m)
 }
 
+// fullResolve is resolve with the streams of dynamic_streams made from the request's config
+// (an HttpComponentsResolver requests its API), at most stream_limit of each definition.
 func (s *Server) fullResolve(c *call) (any, error) {
-	return nil, fail(http.StatusNotImplemented, "full_resolve is not available yet")
+	var req struct {
+		Manifest    manifestField   `json:"manifest"`
+		Config      json.RawMessage `json:"config"`
+		StreamLimit *int            `json:"stream_limit"`
+	}
+	if err := decode(c.body, &req, "manifest", "config"); err != nil {
+		return nil, err
+	}
+	limit := resolve.DefaultStreamLimit
+	if l := req.StreamLimit; l != nil {
+		switch {
+		case *l < 1:
+			return nil, unprocessable(rangeProblem("stream_limit", *l, "greater_than_equal", "greater than or equal to 1", 1))
+		case *l > resolve.DefaultStreamLimit:
+			return nil, unprocessable(rangeProblem("stream_limit", *l, "less_than_equal", fmt.Sprintf("less than or equal to %d", resolve.DefaultStreamLimit), resolve.DefaultStreamLimit))
+		}
+		limit = *l
+	}
+	const what = "Error full resolving manifest"
+	sess, err := s.session(c, req.Manifest, req.Config, what)
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close()
+	m, err := s.resolved(req.Manifest)
+	if err != nil {
+		return nil, fail(http.StatusBadRequest, "%s: %v", what, err)
+	}
+	made, err := sess.DynamicEdits(c.ctx, nil)
+	if err == nil {
+		m, err = resolve.Full(m, made, limit, c.red.String)
+	}
+	if err != nil {
+		return nil, fail(http.StatusBadRequest, "%s: %v", what, err)
+	}
+	return manifestAnswer(m)
+}
+
+// resolved is the CDK's resolved form of a request's manifest.
+func (s *Server) resolved(m manifestField) (*resolve.Object, error) {
+	tree, err := resolve.Parse(m.raw)
+	if err != nil {
+		return nil, err
+	}
+	return resolve.Manifest(tree, resolve.Options{Now: s.cfg.Now})
+}
+
+// manifestAnswer is {"manifest": m}, written as the CDK's server writes it.
+func manifestAnswer(m *resolve.Object) (any, error) {
+	b, err := resolve.Encode(m, "")
+	if err != nil {
+		return nil, err
+	}
+	return rawJSON(append(append([]byte(`{"manifest":`), b...), '}')), nil
+}
+
+// loadFailure is the answer to a manifest the loader refuses.
+func loadFailure(err error, what string) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fail(http.StatusBadRequest, "%s: %s", what, protocol.Reason(err))
 }
 
 // manifestField is the manifest of a request: a JSON object, kept as sent (its key order is
@@ -418,3 +504,24 @@ func (m *manifestField) UnmarshalJSON(b []byte) error {
 }
 
 var errNotObject = errors.New("not an object")
+
+// definition is the manifest the engine loads: without the Builder's __should_normalize and
+// __should_migrate when they are true, as the CDK's server takes them out before it reads a
+// manifest (they ask for passes over its resolved form, which change nothing a run does).
+func (m manifestField) definition() []byte {
+	if !bytes.Contains(m.raw, []byte(`"__should_`)) {
+		return m.raw
+	}
+	tree, err := resolve.Parse(m.raw)
+	if err != nil {
+		return m.raw
+	}
+	if norm, mig := resolve.BuilderKeys(tree); !norm && !mig {
+		return m.raw
+	}
+	b, err := resolve.Encode(tree, "")
+	if err != nil {
+		return m.raw
+	}
+	return b
+}

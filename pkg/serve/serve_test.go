@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"connector/pkg/demoapi"
+	"connector/pkg/resolve"
 	"connector/pkg/session"
 )
 
@@ -424,5 +425,136 @@ func BenchmarkServeTestRead(b *testing.B) {
 		if resp.StatusCode != 200 {
 			b.Fatalf("status %d", resp.StatusCode)
 		}
+	}
+}
+
+// orderedManifest is a definition of definitions/ as the Builder sends it: JSON whose keys
+// come in the file's order.
+func orderedManifest(t *testing.T, name string) json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile("../../definitions/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := resolve.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := resolve.Encode(m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readGolden(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// resolve answers the CDK's resolved manifest, byte for byte as its server writes it (the
+// golden is the CDK's resolved_manifest of the same file).
+func TestResolve(t *testing.T) {
+	url, _, _ := setup(t, Config{})
+	status, body, _ := post(t, url, "/v1/manifest/resolve", map[string]any{"manifest": orderedManifest(t, "substream-partition-router.yaml")})
+	want := `{"manifest":` + readGolden(t, "../resolve/testdata/cdk/definitions/plain/substream-partition-router.json") + `}`
+	if status != 200 || body != want {
+		t.Errorf("resolve: %d\n%s\nwant\n%s", status, body, want)
+	}
+	cases := []struct {
+		name   string
+		body   any
+		status int
+		want   string
+	}{
+		{"no manifest", map[string]any{"config": map[string]any{}}, 422, `{"detail":[{"type":"missing","loc":["body","manifest"],"msg":"Field required","input":{"config":{}}}]}`},
+		{"an invalid manifest", map[string]any{"manifest": map[string]any{"type": "DeclarativeSource", "streams": "nope"}}, 400, `{"detail":"Error resolving manifest: `},
+		// The CDK resolves every "#/" string, in metadata and JSON schemas too, which the
+		// loader leaves as they are: its error, in its words.
+		{"a reference the CDK cannot resolve", map[string]any{"manifest": json.RawMessage(strings.Replace(string(orderedManifest(t, "no-auth.yaml")),
+			`{`, `{"metadata":{"x":{"$ref":"#/nowhere"}},`, 1))}, 400,
+			`{"detail":"Error resolving manifest: Undefined reference #/nowhere from nowhere"}`},
+	}
+	for _, c := range cases {
+		status, body, _ := post(t, url, "/v1/manifest/resolve", c.body)
+		if status != c.status || !strings.HasPrefix(body, c.want) {
+			t.Errorf("%s: %d %s\nwant %d %s", c.name, status, body, c.status, c.want)
+		}
+	}
+}
+
+// The Builder's __should_normalize: the repeated requester parts move to definitions.linked.
+func TestResolveNormalized(t *testing.T) {
+	url, _, _ := setup(t, Config{})
+	m := strings.Replace(string(orderedManifest(t, "substream-partition-router.yaml")), "{", `{"__should_normalize":true,`, 1)
+	status, body, _ := post(t, url, "/v1/manifest/resolve", map[string]any{"manifest": json.RawMessage(m)})
+	want := `{"manifest":` + readGolden(t, "../resolve/testdata/cdk/definitions/normalize/substream-partition-router.json") + `}`
+	if status != 200 || body != want {
+		t.Errorf("resolve: %d\n%s\nwant\n%s", status, body, want)
+	}
+}
+
+// full_resolve makes the dynamic streams from the config, reading the API of an
+// HttpComponentsResolver: the CDK's answer (its route run on the same definition and
+// config against the demo API), with the default stream_limit and with 1.
+func TestFullResolve(t *testing.T) {
+	url, api, _ := setup(t, Config{})
+	config := map[string]any{"base_url": api, "username": "demo", "password": "demo-password",
+		"extra_tables": []any{map[string]any{"name": "cfg_books", "collection": "books", "page_size": 50}, map[string]any{"name": "cfg_authors", "collection": "authors"}}}
+	m := orderedManifest(t, "dynamic-streams.yaml")
+	for _, c := range []struct {
+		limit  any
+		golden string
+	}{{nil, "testdata/full_resolve.dynamic-streams.cdk.json"}, {1, "testdata/full_resolve.dynamic-streams.limit1.cdk.json"}} {
+		req := map[string]any{"manifest": m, "config": config}
+		if c.limit != nil {
+			req["stream_limit"] = c.limit
+		}
+		status, body, _ := post(t, url, "/v1/manifest/full_resolve", req)
+		if want := readGolden(t, c.golden); status != 200 || body != want {
+			t.Errorf("stream_limit %v: %d\n%s\nwant\n%s", c.limit, status, body, want)
+		}
+	}
+	cases := []struct {
+		name   string
+		body   map[string]any
+		status int
+		want   string
+	}{
+		{"stream_limit 0", map[string]any{"manifest": m, "config": config, "stream_limit": 0}, 422,
+			`{"detail":[{"type":"greater_than_equal","loc":["body","stream_limit"],"msg":"Input should be greater than or equal to 1","input":0,"ctx":{"ge":1}}]}`},
+		{"stream_limit 101", map[string]any{"manifest": m, "config": config, "stream_limit": 101}, 422,
+			`{"detail":[{"type":"less_than_equal","loc":["body","stream_limit"],"msg":"Input should be less than or equal to 100","input":101,"ctx":{"le":100}}]}`},
+		{"no config", map[string]any{"manifest": m}, 422, `{"detail":[{"type":"missing","loc":["body","config"],"msg":"Field required","input":{"manifest":`},
+		{"a wrong password", map[string]any{"manifest": m, "config": map[string]any{"base_url": api, "username": "demo", "password": "wrong-secret-77"}}, 400,
+			`{"detail":"Error full resolving manifest: resolving dynamic_streams: `},
+	}
+	for _, c := range cases {
+		status, body, _ := post(t, url, "/v1/manifest/full_resolve", c.body)
+		if status != c.status || !strings.HasPrefix(body, c.want) || strings.Contains(body, "wrong-secret-77") {
+			t.Errorf("%s: %d %s\nwant %d %s", c.name, status, body, c.status, c.want)
+		}
+	}
+}
+
+// The Builder's __should_migrate and __should_normalize are taken out of every manifest, as
+// the CDK's server does, before it is read: a check with them runs as without them.
+func TestBuilderKeysOnEveryRoute(t *testing.T) {
+	url, api, _ := setup(t, Config{})
+	m := strings.Replace(string(orderedManifest(t, "bearer-auth.yaml")), "{", `{"__should_migrate":true,"__should_normalize":1,`, 1)
+	status, body, _ := post(t, url, "/v1/manifest/check", map[string]any{"manifest": json.RawMessage(m), "config": config(api, "demo-bearer-token")})
+	if status != 200 || body != `{"success":true,"message":null}` {
+		t.Errorf("check: %d %s", status, body)
+	}
+	// A false one stays, and the manifest is invalid with it (the CDK's schema allows no
+	// other top-level key).
+	m = strings.Replace(string(orderedManifest(t, "bearer-auth.yaml")), "{", `{"__should_migrate":false,`, 1)
+	status, body, _ = post(t, url, "/v1/manifest/check", map[string]any{"manifest": json.RawMessage(m), "config": config(api, "demo-bearer-token")})
+	if status != 400 || !strings.Contains(body, "__should_migrate") {
+		t.Errorf("check with a false key: %d %s", status, body)
 	}
 }

@@ -19,25 +19,48 @@ func (s *Session) Resolve(ctx context.Context, obs run.Observer) error {
 	if len(s.Def.Dynamic) == 0 {
 		return nil
 	}
-	o := s.Options()
-	o.Observer = obs
-	streams, err := dynamic.Resolve(ctx, s.Def, s.globals(), func(ctx context.Context, st *manifest.Stream, yield func(rec, sl any)) error {
-		res := run.Components(ctx, o, st, func(rec any, sl *slice.Slice) bool {
-			yield(rec, sl)
-			return true
-		})
-		return res.Err
-	})
-	var de *dynamic.Error
-	switch {
-	case errors.As(err, &de):
-		return &InvalidError{err}
-	case err != nil:
-		return fmt.Errorf("resolving dynamic_streams: %w", err)
+	streams, err := dynamic.Resolve(ctx, s.Def, s.globals(), s.componentReader(obs))
+	if err != nil {
+		return dynamicError(err)
 	}
 	def := *s.Def
 	def.Streams = append(def.Streams[:len(def.Streams):len(def.Streams)], streams...)
 	s.Def = &def
 	s.Streams, err = Select(s.Def, s.in.Streams)
 	return err
+}
+
+// DynamicEdits reads the components of every dynamic stream definition as Resolve does and
+// returns, for each definition in order, the edits that make each of its streams from its
+// template, without building them (the resolved manifest of full_resolve shows them).
+func (s *Session) DynamicEdits(ctx context.Context, obs run.Observer) ([][][]manifest.Edit, error) {
+	edits, err := dynamic.Edits(ctx, s.Def, s.globals(), s.componentReader(obs))
+	if err != nil {
+		return nil, dynamicError(err)
+	}
+	return edits, nil
+}
+
+// componentReader reads an HttpComponentsResolver's retriever through the run's client, its
+// pages going to obs (nil: nobody).
+func (s *Session) componentReader(obs run.Observer) dynamic.ReadComponents {
+	o := s.Options()
+	o.Observer = obs
+	return func(ctx context.Context, st *manifest.Stream, yield func(rec, sl any)) error {
+		res := run.Components(ctx, o, st, func(rec any, sl *slice.Slice) bool {
+			yield(rec, sl)
+			return true
+		})
+		return res.Err
+	}
+}
+
+// dynamicError is a failure to make the dynamic streams: the definition's or the values'
+// fault (an InvalidError), or a failed request.
+func dynamicError(err error) error {
+	var de *dynamic.Error
+	if errors.As(err, &de) {
+		return &InvalidError{err}
+	}
+	return fmt.Errorf("resolving dynamic_streams: %w", err)
 }
