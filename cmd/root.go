@@ -127,8 +127,8 @@ CONNECTOR_<FLAG> (dashes become underscores: CONNECTOR_MAX_RECORDS=10; a repeata
 takes one value there); the settings file (--settings FILE or CONNECTOR_SETTINGS, YAML, JSON
 or TOML); the flag's default. In the settings file, a top-level key is a flag name and applies
 to every command that has that flag; a section named after a command (validate:, check:,
-read:, paginate-trace:, streams:, init-values:, test:, oauth:, demo-api:, serve:, infer-schema:) applies to that
-command only and wins over the top level. An unknown key is an error, and so is a top-level
+read:, paginate-trace:, streams:, infer-schema:, resolve:, init-values:, test:, oauth:,
+demo-api:, serve:, dev:) applies to that command only and wins over the top level. An unknown key is an error, and so is a top-level
 value that a command's flag refuses (format: envelope suits read, not check): move it under
 that command's section.
 
