@@ -85,10 +85,14 @@ func resolveOne(ctx context.Context, d *manifest.DynamicStream, g template.Globa
 			var msgs []string
 			for _, dg := range diags {
 				if dg.Severity == "error" {
-					msgs = append(msgs, dg.String())
+					msg := dg.String()
+					if dg.Hint != "" {
+						msg += "\n  hint: " + dg.Hint
+					}
+					msgs = append(msgs, msg)
 				}
 			}
-			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("component %d makes an invalid stream:\n%s", i+1, strings.Join(msgs, "\n"))}
+			return nil, &Error{Dynamic: d.Name, Err: fmt.Errorf("%s makes an invalid stream:\n%s", componentName(d, i), strings.Join(msgs, "\n"))}
 		}
 		out = append(out, s)
 	}
