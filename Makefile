@@ -39,14 +39,15 @@ staticcheck:
 	$(GOBIN)/staticcheck ./...
 
 # Every test runs once without the race detector (the walks of the shared corpus included),
-# then the race detector runs where goroutines meet: every package of pkg/ and internal/, and
+# then the race detector runs where goroutines meet: the packages that start goroutines or
+# share state between them (RACE_PKGS: `grep -l 'go func\|sync\.\|chan '` finds them), and
 # the end-to-end cases of cmd that read at once (concurrency, prefetch, async jobs, budgets,
-# interrupts, token rotation, replays). The rest of cmd is one goroutine per command run by
-# the same packages, already raced.
-RACE_CMD ?= Concurren|Prefetch|Async|Budget|Interrupt|Killed|BrokenPipe|Rotation|Replay|Serve|Dev
+# interrupts, token rotation, replays, serve, dev). The rest is one goroutine per test.
+RACE_PKGS ?= auth budget builder demoapi dev har httpx incremental manifest oauthflow output protocol redact run serve session streaminfo template slice dynamic record
+RACE_CMD  ?= Concurren|Prefetch|Async|Budget|Interrupt|Killed|BrokenPipe|Rotation|Replay|Serve|Dev
 unit:
 	$(GO) test -count=1 ./...
-	$(GO) test -race -count=1 ./pkg/... ./internal/...
+	$(GO) test -race -count=1 $(addprefix ./pkg/,$(RACE_PKGS))
 	$(GO) test -race -count=1 -run '$(RACE_CMD)' ./cmd
 
 # The release of .goreleaser.yaml as a snapshot: every binary, archive, checksum and SBOM in
