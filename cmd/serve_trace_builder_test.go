@@ -27,7 +27,8 @@ import (
 // --format builder` prints, for every case of the CDK comparison
 // (pkg/builder/testdata/cdk/cases.txt: a definition, a stream and the limits), each side
 // against a demo API of its own, fresh as the CDK's was. The only differences allowed are
-// those of two runs: the API's URL (its port) and the server's Date headers.
+// those of two runs: the API's URL (its port), the server's Date headers and the expiry of
+// the tokens it issues.
 func TestServeTestReadIsPaginateTraceBuilder(t *testing.T) {
 	cases := builderCDKCases(t)
 	server := startServe(t)
@@ -246,13 +247,19 @@ func tokenRequestFields(body string) map[string]any {
 // baseURLLine is the line of the testing values that names the API.
 var baseURLLine = regexp.MustCompile(`(?m)^base_url: .*$`)
 
-// dateValue is a Date header's value in a StreamRead's JSON.
-var dateValue = regexp.MustCompile(`"Date":\s*"[^"]*"`)
+var (
+	// dateValue is a Date header's value in a StreamRead's JSON.
+	dateValue = regexp.MustCompile(`"Date":\s*"[^"]*"`)
+	// expiresAt is the expiry a token endpoint answers (an hour from its clock), within a
+	// response's body written as a JSON string.
+	expiresAt = regexp.MustCompile(`\\"expires_at\\":\\"[^\\"]*\\"`)
+)
 
 // sameRunText is a StreamRead's JSON with what differs from one run to another made equal:
-// the API's URL and the server's Date.
+// the API's URL, the server's Date and the expiry of a token it issues.
 func sameRunText(s, base string) string {
-	return dateValue.ReplaceAllString(strings.ReplaceAll(s, base, "http://API"), `"Date":"DATE"`)
+	s = dateValue.ReplaceAllString(strings.ReplaceAll(s, base, "http://API"), `"Date":"DATE"`)
+	return expiresAt.ReplaceAllString(s, `\"expires_at\":\"EXPIRY\"`)
 }
 
 // startServe runs `connector serve` on a free port of the loopback for the test and
