@@ -39,6 +39,11 @@ func TestAgainstCDK(t *testing.T) {
 			defer srv.Close()
 			red := &redact.Redactor{}
 			s := openDemo(t, filepath.Join("..", "..", c.def), srv.URL, red)
+			// The dynamic streams are made before the read, as the Builder's handler makes
+			// them; their requests are no part of its StreamRead.
+			if err := s.Resolve(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
 			sr, err := TestRead(context.Background(), s, c.stream, Options{Limits: c.limits})
 			if err != nil {
 				t.Fatal(err)
@@ -140,8 +145,10 @@ var (
 	// filter_secrets masks "demo-client" inside "demo-client-secret" as "****-secret".
 	aMask = regexp.MustCompile(`\*\*\*\*[\w-]*`)
 	// firstToken is the page token of a slice's first request: the seed's rule sends the
-	// offset 0 or the start page, the CDK sends nothing (its inject_on_first_request).
-	firstToken = regexp.MustCompile(`([?&])(?:offset=0|page=1)(&|$)`)
+	// offset 0 or the start page (0 or 1), the CDK sends nothing (its inject_on_first_request).
+	firstToken = regexp.MustCompile(`([?&])(?:offset=0|page=[01])(&|$)`)
+	// firstFormToken is the same page token in a form body.
+	firstFormToken = regexp.MustCompile(`(^|&)(?:offset=0|page=[01])(&|$)`)
 	// deprecation is the CDK's warning for a deprecated field of a component the read made;
 	// connector reports such fields with validate, not in a test read.
 	deprecation = regexp.MustCompile("^Component type: `\\w+`. Field '\\w+' is deprecated")
@@ -158,15 +165,23 @@ var (
 //   - masking: our redactor masks the CDK's texts too (it does not mask the tokens it
 //     obtains: a session token, a rotated refresh token), and a mask absorbs what the CDK
 //     leaves of a longer secret around it;
-//   - the first request of a slice (the seed's offset 0 or start page);
+//   - the spelling of header names: Go's client sends them canonical (X-Api-Key), Python's
+//     as the definition writes them (X-API-Key); HTTP names are case-insensitive and each
+//     test read shows the names it sent, so they compare in lower case;
+//   - the first request of a slice (the seed's offset 0 or start page), in the query, a
+//     header (X-Offset, X-Page) or the body (a form's or a JSON object's offset or page);
+//   - the logins of a session token without expiration_duration: the CDK logs in twice for
+//     each data request and sends the second token (the seed's rule is exactly one login
+//     per data request), so a login whose token no request sent is left out;
 //   - an OAuth token request's body, a form in the CDK, JSON here (the seed's rule; its
 //     Content-Type with it), and JSON bodies' spacing: both compared as their values;
 //   - numbers in records, which Python rewrites (9.10 becomes 9.1): compared as values;
 //   - logs: the CDK's deprecation warnings (validate's business here), and the texts of a
 //     failure (Python's exception texts and stack trace): a failure compares by its level;
 //   - inferred_schema and inferred_datetime_formats, another package's (null here);
-//   - the expiry of a rotated token, and a per-partition state's lookback_window (the
-//     duration of the read, in whole seconds): the time of each read.
+//   - the expiry of a rotated token, the expires_at of a token endpoint's answer, and a
+//     per-partition state's lookback_window (the duration of the read, in whole seconds):
+//     the time of each read.
 func (n normalizer) normalize(t *testing.T, text []byte, base string, cdk bool) any {
 	t.Helper()
 	var doc map[string]any
@@ -200,26 +215,50 @@ func (n normalizer) normalize(t *testing.T, text []byte, base string, cdk bool) 
 			cr["token_expiry_date"] = "(the expiry)"
 		}
 	}
+	if cdk {
+		unusedLogins(doc)
+	}
 	exchange := func(req, resp map[string]any, title string) {
 		req["url"] = firstToken.ReplaceAllString(strings.ReplaceAll(req["url"].(string), base, "BASE"), "$1")
 		req["url"] = strings.TrimSuffix(strings.TrimSuffix(req["url"].(string), "&"), "?")
-		h := req["headers"].(map[string]any)
-		for _, k := range []string{"User-Agent", "Accept-Encoding", "Accept", "Connection", "Content-Length"} {
+		h := lowerKeys(req["headers"].(map[string]any))
+		req["headers"] = h
+		for _, k := range []string{"user-agent", "accept-encoding", "accept", "connection", "content-length"} {
 			delete(h, k)
 		}
+		for _, k := range []string{"x-offset", "x-page"} {
+			if v, ok := h[k]; ok && (k == "x-offset" && v == "0" || k == "x-page" && (v == "0" || v == "1")) {
+				delete(h, k)
+			}
+		}
 		if title == "Refresh token" {
-			delete(h, "Content-Type")
+			delete(h, "content-type")
 			if b, ok := req["body"].(string); ok {
 				req["body"] = formOrJSON(b)
 			}
 		} else if b, ok := req["body"].(string); ok {
 			req["body"] = jsonValue(b)
+			if f, ok := req["body"].(string); ok {
+				req["body"] = strings.TrimSuffix(firstFormToken.ReplaceAllString(f, "$1"), "&")
+			}
+			if o, ok := req["body"].(map[string]any); ok {
+				if o["offset"] == "0" {
+					delete(o, "offset")
+				}
+				if o["page"] == "0" || o["page"] == "1" {
+					delete(o, "page")
+				}
+			}
 		}
-		rh := resp["headers"].(map[string]any)
-		delete(rh, "Date")
-		delete(rh, "Transfer-Encoding")
+		rh := lowerKeys(resp["headers"].(map[string]any))
+		resp["headers"] = rh
+		delete(rh, "date")
+		delete(rh, "transfer-encoding")
 		if b, ok := resp["body"].(string); ok {
 			resp["body"] = jsonValue(b)
+			if o, ok := resp["body"].(map[string]any); ok && title != "" && o["expires_at"] != nil {
+				o["expires_at"] = "(the time of the read)"
+			}
 		}
 	}
 	for _, a := range doc["auxiliary_requests"].([]any) {
@@ -267,6 +306,47 @@ func (n normalizer) masked(v any, base string) any {
 		}
 	}
 	return v
+}
+
+// lowerKeys is h with its names in lower case.
+func lowerKeys(h map[string]any) map[string]any {
+	out := make(map[string]any, len(h))
+	for k, v := range h {
+		out[strings.ToLower(k)] = v
+	}
+	return out
+}
+
+// sessionToken is a session token of the demo API as it answers a login.
+var sessionToken = regexp.MustCompile(`demo-session-\d+`)
+
+// unusedLogins leaves out of a StreamRead the logins whose token no request sent.
+func unusedLogins(doc map[string]any) {
+	var sent strings.Builder
+	for _, s := range doc["slices"].([]any) {
+		for _, p := range s.(map[string]any)["pages"].([]any) {
+			if r := p.(map[string]any)["request"]; r != nil {
+				b, _ := json.Marshal(r)
+				sent.Write(b)
+			}
+		}
+	}
+	var kept []any
+	for _, a := range doc["auxiliary_requests"].([]any) {
+		m := a.(map[string]any)
+		if m["title"] == "Login request" {
+			body, _ := m["response"].(map[string]any)["body"].(string)
+			tok := sessionToken.FindString(body)
+			if tok != "" && !strings.Contains(sent.String(), tok) {
+				continue
+			}
+		}
+		kept = append(kept, a)
+	}
+	if kept == nil {
+		kept = []any{}
+	}
+	doc["auxiliary_requests"] = kept
 }
 
 // jsonValue is a body's value when it is JSON (its numbers as numbers), else the text.
@@ -347,5 +427,28 @@ func TestCDKCasesHaveGoldens(t *testing.T) {
 		if !slices.Contains(names, filepath.Base(f)) {
 			t.Errorf("%s is the golden of no case", f)
 		}
+	}
+}
+
+// unusedLogins leaves out only the logins whose token no data request sent.
+func TestUnusedLogins(t *testing.T) {
+	login := func(tok string) any {
+		return map[string]any{"title": "Login request",
+			"response": map[string]any{"body": `{"data":{"session":{"token":"` + tok + `"}}}`}}
+	}
+	page := func(tok string) any {
+		return map[string]any{"request": map[string]any{"headers": map[string]any{"Authorization": "Bearer " + tok}}}
+	}
+	refresh := map[string]any{"title": "Refresh token", "response": map[string]any{"body": `{}`}}
+	doc := map[string]any{
+		"auxiliary_requests": []any{login("demo-session-000001"), login("demo-session-000002"), refresh,
+			login("demo-session-000003"), login("demo-session-000004")},
+		"slices": []any{map[string]any{"pages": []any{page("demo-session-000002"), page("demo-session-000004")}}},
+	}
+	unusedLogins(doc)
+	got, _ := json.Marshal(doc["auxiliary_requests"])
+	want, _ := json.Marshal([]any{login("demo-session-000002"), refresh, login("demo-session-000004")})
+	if string(got) != string(want) {
+		t.Errorf("kept %s\nwant %s", got, want)
 	}
 }
