@@ -279,3 +279,8 @@ func (c *csvRows) out() []string {
 	}
 	return cells
 }
+
+// csvDecoder is CsvDecoder: a record per row, keyed by the header row.
+func csvDecoder(_ *Decoder, m *manifest.Decoder, in input) (values, error) {
+	return newCSV(m, in)
+}

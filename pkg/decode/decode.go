@@ -105,39 +105,44 @@ func (in input) all() ([]byte, error) {
 	return io.ReadAll(in.r)
 }
 
-func (d *Decoder) open(m *manifest.Decoder, in input) (values, error) {
-	switch m.Type {
-	case manifest.JSONDecoder:
-		return &whole{read: func() ([]byte, error) { return in.all() }}, nil
-	case manifest.JSONLDecoder:
-		return newLines(in, false), nil
-	case manifest.JSONItemsDecoder:
-		if manifest.CanonicalEncoding(m.Encoding) == "utf-8" {
-			return newItems(in, m.ItemsPath), nil
-		}
-		return newItems(input{r: utf8Reader(in, m.Encoding)}, m.ItemsPath), nil
-	case manifest.IterableDecoder:
-		return newLines(in, true), nil
-	case manifest.CSVDecoder:
-		return newCSV(m, in)
-	case manifest.XMLDecoder:
-		return &whole{read: func() ([]byte, error) {
-			b, err := in.all()
-			if err != nil {
-				return nil, err
-			}
-			return xmlToJSON(b)
-		}}, nil
-	case manifest.GzipDecoder:
-		inner, err := d.gunzip(in)
-		if err != nil {
-			return nil, err
-		}
-		return d.open(m.Inner, inner)
-	case manifest.ZipfileDecoder:
-		return d.unzip(m.Inner, in)
+// decoderKind is a decoder of the definition format: how it opens a response's input as
+// the values it yields. Each kind is next to its decoder (json.go, lines.go, items.go,
+// csv.go, xml.go, zip.go; gzip here) and is registered in decoders by one line; its fields
+// and their checks are the definition format's, in pkg/manifest.
+type decoderKind func(d *Decoder, m *manifest.Decoder, in input) (values, error)
+
+// decoders are the decoders, by their type in definitions. They are registered at init
+// because the decoders that hold another (gzip, zip) open it through open, which looks here.
+var decoders map[string]decoderKind
+
+func init() {
+	decoders = map[string]decoderKind{
+		manifest.JSONDecoder:      jsonDecoder,
+		manifest.JSONLDecoder:     jsonlDecoder,
+		manifest.JSONItemsDecoder: itemsDecoder,
+		manifest.IterableDecoder:  iterableDecoder,
+		manifest.CSVDecoder:       csvDecoder,
+		manifest.XMLDecoder:       xmlDecoder,
+		manifest.GzipDecoder:      gzipDecoder,
+		manifest.ZipfileDecoder:   zipDecoder,
 	}
-	return nil, fmt.Errorf("%s is not supported", m.Type)
+}
+
+func (d *Decoder) open(m *manifest.Decoder, in input) (values, error) {
+	k, ok := decoders[m.Type]
+	if !ok {
+		return nil, fmt.Errorf("%s is not supported", m.Type)
+	}
+	return k(d, m, in)
+}
+
+// gzipDecoder is GzipDecoder: the gunzipped input, read by the inner decoder.
+func gzipDecoder(d *Decoder, m *manifest.Decoder, in input) (values, error) {
+	inner, err := d.gunzip(in)
+	if err != nil {
+		return nil, err
+	}
+	return d.open(m.Inner, inner)
 }
 
 // whole is a decoder whose input is one value.
@@ -237,4 +242,9 @@ func (g *gzipErrs) Read(p []byte) (int, error) {
 		err = fmt.Errorf("the gzip content cannot be read: %w", err)
 	}
 	return n, err
+}
+
+// jsonDecoder is JsonDecoder: the whole body is one value.
+func jsonDecoder(_ *Decoder, _ *manifest.Decoder, in input) (values, error) {
+	return &whole{read: func() ([]byte, error) { return in.all() }}, nil
 }

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"connector/pkg/manifest"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -161,4 +162,13 @@ func (r *recoder) Read(p []byte) (int, error) {
 		return 0, r.err
 	}
 	return n, nil
+}
+
+// itemsDecoder is JsonItemsDecoder: the elements of the array at items_path, in the body's
+// encoding.
+func itemsDecoder(_ *Decoder, m *manifest.Decoder, in input) (values, error) {
+	if manifest.CanonicalEncoding(m.Encoding) == "utf-8" {
+		return newItems(in, m.ItemsPath), nil
+	}
+	return newItems(input{r: utf8Reader(in, m.Encoding)}, m.ItemsPath), nil
 }

@@ -3,6 +3,7 @@ package decode
 import (
 	"bufio"
 	"bytes"
+	"connector/pkg/manifest"
 	"errors"
 	"fmt"
 	"io"
@@ -125,4 +126,14 @@ func (l *lines) end(b []byte) int {
 		return bytes.IndexByte(b, '\n')
 	}
 	return bytes.IndexAny(b, "\r\n")
+}
+
+// jsonlDecoder is JsonlDecoder: a JSON value per line.
+func jsonlDecoder(_ *Decoder, _ *manifest.Decoder, in input) (values, error) {
+	return newLines(in, false), nil
+}
+
+// iterableDecoder is IterableDecoder: a text value per line.
+func iterableDecoder(_ *Decoder, _ *manifest.Decoder, in input) (values, error) {
+	return newLines(in, true), nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"connector/pkg/manifest"
 	"connector/pkg/record"
 )
 
@@ -158,4 +159,15 @@ func (l *latin1) Read(p []byte) (int, error) {
 	n := copy(p, l.buf)
 	l.buf = l.buf[n:]
 	return n, nil
+}
+
+// xmlDecoder is XmlDecoder: the whole body, its XML read as the CDK reads it.
+func xmlDecoder(_ *Decoder, _ *manifest.Decoder, in input) (values, error) {
+	return &whole{read: func() ([]byte, error) {
+		b, err := in.all()
+		if err != nil {
+			return nil, err
+		}
+		return xmlToJSON(b)
+	}}, nil
 }

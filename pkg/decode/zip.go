@@ -91,3 +91,8 @@ func (z *zipErrs) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// zipDecoder is ZipfileDecoder: each file of the archive, read by the inner decoder.
+func zipDecoder(d *Decoder, m *manifest.Decoder, in input) (values, error) {
+	return d.unzip(m.Inner, in)
+}
