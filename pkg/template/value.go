@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 type undefined struct{}
@@ -389,6 +390,10 @@ func writeRepr(b *strings.Builder, v any, depth int) {
 	}
 }
 
+// writeStrRepr is repr() of a str: backslash, the quote, \n, \r and \t escaped, and every
+// other character Python's str.isprintable refuses (control and format characters, line and
+// paragraph separators, unassigned code points; the space is printable) as \xhh, \uhhhh or
+// \Uhhhhhhhh. Go's unicode.IsPrint is that set.
 func writeStrRepr(b *strings.Builder, s string) {
 	q := byte('\'')
 	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
@@ -408,10 +413,14 @@ func writeStrRepr(b *strings.Builder, s string) {
 			b.WriteString(`\r`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(b, `\x%02x`, r)
-		default:
+		case unicode.IsPrint(r):
 			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(b, `\U%08x`, r)
 		}
 	}
 	b.WriteByte(q)
