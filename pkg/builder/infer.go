@@ -5,8 +5,8 @@ import (
 
 	"connector/pkg/infer"
 	"connector/pkg/manifest"
+	"connector/pkg/protocol"
 	"connector/pkg/record"
-	"connector/pkg/template"
 )
 
 // SchemaInference is the CDK's inference for a test read of st: its SchemaInferrer, which
@@ -20,27 +20,11 @@ func SchemaInference(config map[string]any) func(st *manifest.Stream) Inferrer {
 			pk = [][]string{{}}
 		}
 		var cursor [][]string
-		if field := cursorField(st, config); field != "" {
+		if field, _ := protocol.CursorOf(st, config); field != "" {
 			cursor = [][]string{{field}}
 		}
 		return &inference{stream: st.Name, schema: infer.NewSchemaInferrer(pk, cursor), formats: &infer.DatetimeFormats{}}
 	}
-}
-
-// cursorField is the stream's cursor field rendered with config ("" without one).
-func cursorField(st *manifest.Stream, config map[string]any) string {
-	inc := st.Incremental
-	if inc == nil && st.Delegating != nil && st.Delegating.Incremental != nil {
-		inc = st.Delegating.Incremental.Incremental
-	}
-	if inc == nil || inc.CursorField == nil {
-		return ""
-	}
-	field, err := inc.CursorField.Render(template.Globals{Config: config}.Vars(inc.Parameters))
-	if err != nil {
-		return ""
-	}
-	return field
 }
 
 type inference struct {
