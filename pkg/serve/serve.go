@@ -20,6 +20,7 @@ import (
 
 	"connector/pkg/airbyte"
 	"connector/pkg/builder"
+	"connector/pkg/manifest"
 	"connector/pkg/protocol"
 	"connector/pkg/redact"
 	"connector/pkg/resolve"
@@ -236,13 +237,19 @@ func (s *Server) session(c *call, m manifestField, config json.RawMessage, what 
 	if err != nil {
 		return nil, loadFailure(err, what)
 	}
-	sess, err := protocol.Open(def, "manifest", "config", config, protocol.Env{
-		Transport: s.cfg.Transport, Now: s.cfg.Now, Sleep: s.cfg.Sleep, Redactor: c.red, UserAgent: s.cfg.UserAgent,
-	})
+	sess, err := s.open(c, def, config)
 	if err != nil {
 		return nil, fail(http.StatusBadRequest, "%s: Config validation error: %s", what, protocol.Reason(err))
 	}
 	return sess, nil
+}
+
+// open opens the session of a request's definition with its config, as the protocol opens
+// one, every secret of the config registered with the call's redactor.
+func (s *Server) open(c *call, def *manifest.Definition, config json.RawMessage) (*session.Session, error) {
+	return protocol.Open(def, "manifest", "config", config, protocol.Env{
+		Transport: s.cfg.Transport, Now: s.cfg.Now, Sleep: s.cfg.Sleep, Redactor: c.red, UserAgent: s.cfg.UserAgent,
+	})
 }
 
 func (s *Server) check(c *call) (any, error) {
@@ -253,14 +260,11 @@ func (s *Server) check(c *call) (any, error) {
 	if err := decode(c.body, &req, "manifest", "config"); err != nil {
 		return nil, err
 	}
-	const what = "Error checking connection"
 	def, err := session.Load(c.ctx, "manifest", req.Manifest.definition())
 	if err != nil {
-		return nil, fail(http.StatusBadRequest, "%s: %s", what, protocol.Reason(err))
+		return nil, loadFailure(err, "Error checking connection")
 	}
-	sess, err := protocol.Open(def, "manifest", "config", req.Config, protocol.Env{
-		Transport: s.cfg.Transport, Now: s.cfg.Now, Sleep: s.cfg.Sleep, Redactor: c.red, UserAgent: s.cfg.UserAgent,
-	})
+	sess, err := s.open(c, def, req.Config)
 	if err != nil {
 		// The CDK's entry point answers an invalid config with a FAILED status.
 		return checkResponse{Message: ptr(c.red.String("Config validation error: " + protocol.Reason(err)))}, nil
