@@ -7,6 +7,7 @@
 package testcorpus
 
 import (
+	"connector/internal/racetest"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,9 +47,7 @@ func File(tb testing.TB, name string) string {
 // without it, and that run reads the whole corpus.
 func Definitions(tb testing.TB) []string {
 	tb.Helper()
-	if raceDetector {
-		tb.Skip("skipped under the race detector: the corpus is read by `go test -run Corpus` without -race (make test runs both)")
-	}
+	racetest.Sequential(tb)
 	dir := Dir(tb)
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {

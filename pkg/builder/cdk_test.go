@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"connector/internal/racetest"
 	"connector/pkg/demoapi"
 	"connector/pkg/jsondiff"
 	"connector/pkg/redact"
@@ -28,6 +29,7 @@ import (
 // there says how they were made). Both sides go through normalize first, which lists every
 // difference accepted, and why; anything else that differs fails.
 func TestAgainstCDK(t *testing.T) {
+	racetest.Sequential(t)
 	for _, c := range cdkCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

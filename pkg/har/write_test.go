@@ -1,6 +1,7 @@
 package har
 
 import (
+	"connector/internal/racetest"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -78,6 +79,7 @@ func appendStringRef(b []byte, s string) []byte {
 // TestAppendStringEveryByte runs every byte value at every lane of a word, alone and next to
 // others, through appendString and the byte-by-byte reference.
 func TestAppendStringEveryByte(t *testing.T) {
+	racetest.Sequential(t)
 	for c := 0; c < 256; c++ {
 		for pos := 0; pos < 17; pos++ {
 			for _, fill := range []string{"a", "\"", "\xc3", "\xe2\x80\xa8", "\x00", "\xff"} {

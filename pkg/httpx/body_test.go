@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"connector/internal/racetest"
 	"connector/pkg/redact"
 )
 
@@ -41,6 +42,7 @@ func (p *pieces) Read(b []byte) (int, error) {
 // longer, whatever was announced and whatever memory was offered; a large body of unknown
 // length goes through mapped chunks.
 func TestReadBody(t *testing.T) {
+	racetest.Sequential(t)
 	for _, size := range []int{0, 1, firstBuffer - 1, firstBuffer, firstBuffer + 1, 3<<20 + 7, 20<<20 + 3} {
 		data := make([]byte, size)
 		for i := range data {

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"connector/internal/racetest"
 	"connector/internal/testcorpus"
 	"context"
 	"errors"
@@ -111,6 +112,7 @@ streams:
 }
 
 func TestLimitDiagnostics(t *testing.T) {
+	racetest.Sequential(t)
 	var fanout, chain, inherit, tags strings.Builder
 	fanout.WriteString("definitions:\n  a0: {x: 1, y: 2}\n")
 	for i := 1; i < 30; i++ {

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"connector/internal/racetest"
 	"encoding/base64"
 	"fmt"
 	"net/url"
@@ -98,6 +99,7 @@ func scanTexts(secrets []string) []string {
 }
 
 func TestFindLikeEveryByte(t *testing.T) {
+	racetest.Sequential(t)
 	sets := [][]string{{"bench-token"}, tableSecrets, {"abc", "sp ace"}, {"aaaa"}, {"pw123", "user"}}
 	for _, secrets := range sets {
 		pieces := scanTexts(secrets)

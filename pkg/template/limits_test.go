@@ -1,6 +1,7 @@
 package template
 
 import (
+	"connector/internal/racetest"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 // Each template builds, writes or walks something beyond a limit; each must end with the
 // error naming that limit.
 func TestEvaluationLimits(t *testing.T) {
+	racetest.Sequential(t)
 	const (
 		double = "{% set s = 'x' %}{% for i in range(40) %}{% set s = s ~ s %}{% endfor %}{{ s }}"
 		// A value that doubles 60 times through a namespace, sharing its halves: 2^60
@@ -94,6 +96,7 @@ func TestEvaluationLimits(t *testing.T) {
 // Real loops stay far within the limits: a page of a hundred thousand records, each
 // name read three times, and a mapping updated in place, never copied.
 func TestLoopsWithinTheLimits(t *testing.T) {
+	racetest.Sequential(t)
 	records := make([]any, 100000)
 	for i := range records {
 		records[i] = map[string]any{"name": "a record name of 32 characters."}

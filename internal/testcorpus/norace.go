@@ -1,6 +1,0 @@
-//go:build !race
-
-package testcorpus
-
-// raceDetector says the tests run under the race detector (go test -race).
-const raceDetector = false
