@@ -246,8 +246,9 @@ func (h *Handler) decide(o *outcome) decision {
 	return defaultDecision(o)
 }
 
-// defaultDecision is section 8 of the spec: 429, 5xx and network errors are retried,
-// other statuses ≥ 400 fail.
+// defaultDecision is what an answer no filter matched gets: 429, 5xx and network errors
+// are retried (a permanent network error, such as a refused redirect, fails), other
+// statuses ≥ 400 fail.
 func defaultDecision(o *outcome) decision {
 	switch {
 	case o.err != nil && o.err.Permanent:
