@@ -50,6 +50,7 @@ func init() {
 		manifest.LegacySessionAuth: legacyKind,
 		manifest.SelectiveAuth:     selectiveKind,
 		manifest.JWTAuth:           jwtKind,
+		manifest.RateLimitedAuth:   rateLimitedKind,
 	}
 }
 
