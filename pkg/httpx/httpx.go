@@ -450,7 +450,9 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				bh = nil // the default waits, not the handler's (meant for rate limits)
 			}
 			w, werr := c.backoff(bh, o, attempt, retries+limited)
-			if d.action == manifest.ActionRateLimited && req.Signer != nil && req.Signer.Rotates(req) {
+			// A 429 no filter decided on is rate limited too (the CDK's default mapping).
+			limitedNow := d.action == manifest.ActionRateLimited || !d.explicit && resp != nil && resp.Status == http.StatusTooManyRequests
+			if limitedNow && req.Signer != nil && req.Signer.Rotates(req) {
 				// Another credential has calls left: the wait the response asks for is the
 				// spent credential's, not the next attempt's.
 				w, werr = RotationWait, nil
