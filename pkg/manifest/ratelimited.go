@@ -91,9 +91,6 @@ func (l *loader) rateLimited(c *comp) *RateLimited {
 			r.Tokens = make([]*template.Template, 1)
 			l.credential(l.tmpl(v, c.fieldPath("tokens"), "tokens", authVars, &r.Tokens[0]), "the tokens (`tokens`)", "tokens", false)
 		case yaml.SequenceNode:
-			if len(v.Content) == 0 {
-				l.at(v, c.fieldPath("tokens"), diag.CodeMissingField, "`tokens` is an empty list: the authenticator needs at least one token", "")
-			}
 			r.Tokens = make([]*template.Template, len(v.Content))
 			for i, item := range v.Content {
 				path := fmt.Sprintf("%s[%d]", c.fieldPath("tokens"), i)
@@ -114,8 +111,8 @@ func (l *loader) rateLimited(c *comp) *RateLimited {
 		r.Status = l.quotaStatus(v, c.fieldPath("quota_status_source"), c.params)
 	}
 	if v := c.require("quotas"); v != nil {
-		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			l.at(v, c.fieldPath("quotas"), diag.CodeType, fmt.Sprintf("`quotas` must be a list of at least one TokenQuota, not %s", describe(v)), "")
+		if v.Kind != yaml.SequenceNode {
+			l.at(v, c.fieldPath("quotas"), diag.CodeType, fmt.Sprintf("`quotas` must be a list of TokenQuota, not %s", describe(v)), "")
 		} else {
 			names := map[string]bool{}
 			for i, item := range v.Content {
