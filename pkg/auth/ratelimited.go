@@ -51,7 +51,7 @@ type rateLimited struct {
 	env          Env
 	tokens       []string
 	quotas       []*manifest.Quota
-	method       string // written before the token ("" none)
+	method       string // written before the token and a space
 	header       string
 	statusURL    string
 	statusMethod string

@@ -30,8 +30,8 @@ type RateLimited struct {
 	Tokens    []*template.Template
 	Split     bool
 	Delimiter string
-	// AuthMethod is written before the token and a space (default Bearer; "" sends the token
-	// alone); Header is the header it goes in (default Authorization).
+	// AuthMethod is written before the token and a space (default Bearer, also when written
+	// empty, as the CDK reads it); Header is the header it goes in (default Authorization).
 	AuthMethod, Header string
 	Status             *QuotaStatus
 	Quotas             []*Quota
