@@ -5,7 +5,6 @@ package auth
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,60 +95,11 @@ func New(a *manifest.Authenticator, env Env) (Authenticator, error) {
 	if a == nil || a.Type == manifest.NoAuth {
 		return noAuth{}, nil
 	}
-	vars := env.Globals.Vars(a.Parameters)
-	render := renderer{typ: a.Type, vars: vars}.render
-	switch a.Type {
-	case manifest.BasicAuth:
-		user, err := render(a.Username, "username")
-		if err != nil {
-			return nil, err
-		}
-		pass, err := render(a.Password, "password")
-		if err != nil {
-			return nil, err
-		}
-		env.Redactor.Add(user, pass)
-		return basic{user: user, pass: pass}, nil
-	case manifest.BearerAuth:
-		tok, err := render(a.APIToken, "api_token")
-		if err != nil {
-			return nil, err
-		}
-		if tok == "" {
-			return nil, &Error{Msg: fmt.Sprintf("BearerAuthenticator: api_token %s renders empty; set it in the testing values", a.APIToken.Source())}
-		}
-		env.Redactor.Add(tok)
-		return bearer{token: tok}, nil
-	case manifest.APIKeyAuth:
-		key, err := render(a.APIToken, "api_token")
-		if err != nil {
-			return nil, err
-		}
-		if key == "" {
-			return nil, &Error{Msg: fmt.Sprintf("ApiKeyAuthenticator: api_token %s renders empty; set it in the testing values", a.APIToken.Source())}
-		}
-		env.Redactor.Add(key)
-		opt, err := injectOption(a.Inject, vars)
-		if err != nil {
-			return nil, fmt.Errorf("ApiKeyAuthenticator: %w", err)
-		}
-		return apiKey{key: key, opt: opt}, nil
-	case manifest.OAuthAuth:
-		return newOAuth(a, env, vars)
-	case manifest.SessionAuth:
-		return newSession(a, env, vars)
-	case manifest.LegacySessionAuth:
-		return newLegacy(a, env, vars)
-	case manifest.SelectiveAuth:
-		return newSelective(a, env)
-	case manifest.JWTAuth:
-		j, err := newJWT(a, env, vars)
-		if err != nil {
-			return nil, err
-		}
-		return j, nil
+	k, ok := kinds[a.Type]
+	if !ok {
+		return nil, fmt.Errorf("authenticator %s is not supported", a.Type)
 	}
-	return nil, fmt.Errorf("authenticator %s is not supported", a.Type)
+	return k.make(a, env, env.Globals.Vars(a.Parameters))
 }
 
 // renderer renders the fields of one authenticator with the testing values; an error names
@@ -196,31 +146,6 @@ type noAuth struct{}
 
 func (noAuth) Apply(context.Context, *request.Builder) error { return nil }
 func (noAuth) Name() string                                  { return manifest.NoAuth }
-
-type basic struct{ user, pass string }
-
-func (a basic) Apply(_ context.Context, b *request.Builder) error {
-	enc := base64.StdEncoding.EncodeToString([]byte(a.user + ":" + a.pass))
-	return b.SetHeader("Authorization", "Basic "+enc, "the authenticator")
-}
-func (basic) Name() string { return manifest.BasicAuth }
-
-type bearer struct{ token string }
-
-func (a bearer) Apply(_ context.Context, b *request.Builder) error {
-	return b.SetHeader("Authorization", "Bearer "+a.token, "the authenticator")
-}
-func (bearer) Name() string { return manifest.BearerAuth }
-
-type apiKey struct {
-	key string
-	opt *request.Option
-}
-
-func (a apiKey) Apply(_ context.Context, b *request.Builder) error {
-	return a.opt.Inject(b, a.key, "the authenticator")
-}
-func (apiKey) Name() string { return manifest.APIKeyAuth }
 
 // statusMessage turns an HTTP failure of a token or login request into an authentication
 // error naming the endpoint and the status.

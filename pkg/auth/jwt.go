@@ -47,6 +47,20 @@ type jwtAuth struct {
 	opt      *request.Option
 }
 
+// jwtKind is JwtAuthenticator: a token signed for each request.
+var jwtKind = kind{
+	make: func(a *manifest.Authenticator, env Env, vars map[string]any) (Authenticator, error) {
+		j, err := newJWT(a, env, vars)
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return j, nil
+	},
+	secrets: func(a *manifest.Authenticator) credentials {
+		return credentials{templates: []*template.Template{a.JWT.SecretKey, a.JWT.Passphrase}}
+	},
+}
+
 func newJWT(a *manifest.Authenticator, env Env, vars map[string]any) (*jwtAuth, error) {
 	d := a.JWT
 	fail := func(format string, args ...any) error {

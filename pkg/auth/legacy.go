@@ -33,6 +33,23 @@ type legacySession struct {
 	loggedIn                 string // the token of the login, once made
 }
 
+// legacyKind is LegacySessionTokenAuthenticator: a session token of the testing values,
+// validated once, or one from a login with username and password.
+var legacyKind = kind{
+	make: newLegacy,
+	secrets: func(a *manifest.Authenticator) credentials {
+		l := a.Legacy
+		return credentials{templates: []*template.Template{l.Username, l.Password, l.SessionToken}}
+	},
+	tokens: func(a *manifest.Authenticator) []TokenPath {
+		// Only a literal key can be known before the run's values are.
+		if k := a.Legacy.SessionTokenResponseKey; k != nil && k.IsLiteral() {
+			return []TokenPath{{Name: "session_token", Path: []string{k.Source()}}}
+		}
+		return nil
+	},
+}
+
 func newLegacy(a *manifest.Authenticator, env Env, vars map[string]any) (Authenticator, error) {
 	d := a.Legacy
 	r := renderer{typ: a.Type, vars: vars}

@@ -50,6 +50,33 @@ type oauth struct {
 	obtained     time.Time // when the token was fetched (or loaded)
 }
 
+// oauthKind is OAuthAuthenticator: an access token fetched from token_refresh_endpoint (or
+// given by the testing values), cached and refreshed before it expires.
+var oauthKind = kind{
+	make: newOAuth,
+	secrets: func(a *manifest.Authenticator) credentials {
+		o := a.OAuth
+		c := credentials{templates: []*template.Template{o.ClientID, o.ClientSecret, o.RefreshToken, o.AccessTokenValue},
+			trees: []*manifest.Tree{o.RefreshRequestBody}}
+		if o.ProfileAssertion != nil {
+			c.inner = append(c.inner, o.ProfileAssertion)
+		}
+		return c
+	},
+	tokens: func(a *manifest.Authenticator) []TokenPath {
+		o := a.OAuth
+		out := []TokenPath{tokenPath("access_token", o.AccessTokenName)}
+		refresh := o.RefreshTokenName
+		if o.Updater != nil {
+			refresh = o.Updater.RefreshTokenName
+		}
+		if refresh != "" {
+			out = append(out, tokenPath("refresh_token", refresh))
+		}
+		return out
+	},
+}
+
 func newOAuth(a *manifest.Authenticator, env Env, vars map[string]any) (Authenticator, error) {
 	d := a.OAuth
 	render := renderer{typ: a.Type, vars: vars, trim: true}.render

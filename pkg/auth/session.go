@@ -33,6 +33,23 @@ type session struct {
 	obtained time.Time
 }
 
+// sessionKind is SessionTokenAuthenticator: a token from a login request, sent as a bearer
+// token or an API key, logged in again when it expires.
+var sessionKind = kind{
+	make: newSession,
+	secrets: func(a *manifest.Authenticator) credentials {
+		var c credentials
+		if l := a.Session.Login; l != nil {
+			c.trees = []*manifest.Tree{l.BodyJSON, l.BodyData}
+			c.inner = []*manifest.Authenticator{l.Authenticator}
+		}
+		return c
+	},
+	tokens: func(a *manifest.Authenticator) []TokenPath {
+		return []TokenPath{{Name: "session_token", Path: a.Session.TokenPath}}
+	},
+}
+
 func newSession(a *manifest.Authenticator, env Env, vars map[string]any) (Authenticator, error) {
 	d := a.Session
 	if d == nil || d.Login == nil {

@@ -77,3 +77,11 @@ func headerValue(h http.Header, name string) (string, bool) {
 	}
 	return "", false
 }
+
+// Matches reports whether m, an HttpRequestRegexMatcher, selects the request of this method,
+// URL and headers, as the CDK's matcher decides. Other components classify requests with it
+// too (the quota pools of a RateLimitedMultipleTokenAuthenticator).
+func Matches(m *manifest.RequestMatcher, method, rawURL string, header http.Header) bool {
+	t, ok := newTarget(method, rawURL, header)
+	return ok && matches(m, t)
+}

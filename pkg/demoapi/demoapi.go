@@ -44,6 +44,8 @@ type Options struct {
 	Records        int              // records of books and authors (default 250)
 	Events         int              // records of events and reviews (default 500)
 	Log            io.Writer        // if non-nil, one line per request: "GET /v1/... 200"
+	// QuotaWindow is how long a quota window of the area "quota" lasts (default 1m).
+	QuotaWindow time.Duration
 }
 
 // Stats are counters tests can assert on. They only grow.
@@ -86,6 +88,9 @@ type Server struct {
 	tokenLog     []TokenRequest
 	codes        map[string]authCode // authorization codes from /oauth/authorize
 	jobs         jobStore            // report jobs of /v1/{area}/jobs
+	quotaStart   time.Time           // first request of the area "quota": its windows start there
+	quotaReset   time.Time           // end of the window quotaUsed counts
+	quotaUsed    map[string]int      // calls of each token of the area "quota" in the window
 
 	logMu sync.Mutex
 }
@@ -181,6 +186,8 @@ func (s *Server) route(w *recorder, r *http.Request) {
 		s.token(w, r, grantDated)
 	case p == "/auth/login":
 		s.login(w, r)
+	case strings.HasPrefix(p, "/v1/quota/") && !isJobPath(p):
+		s.quota(w, r)
 	case strings.HasPrefix(p, "/v1/errors/"):
 		s.errorHelpers(w, r)
 	case strings.HasPrefix(p, "/v1/") && isJobPath(p):
@@ -301,7 +308,7 @@ Data:     GET|POST /v1/{area}/{collection}[/{pagination}]
           GET|POST /v1/{area}/authors/{id}/books[/{pagination}]   (or books?author_id=id)
           GET|POST /v1/{area}/authors/{id}/reviews[/{pagination}] (or reviews?author_id=id)
   areas:       public basic bearer apikey-header apikey-query apikey-form
-               apikey-json apikey-json-nested oauth session
+               apikey-json apikey-json-nested oauth session quota
   collections: books authors events reviews
   events and reviews: since= until= (inclusive, 2024-03-01T00:00:00Z) filter updated_at
   pagination:  offset (default) pages pages-from-zero cursor cursor-header
@@ -309,6 +316,7 @@ Data:     GET|POST /v1/{area}/{collection}[/{pagination}]
 Tokens:   POST /oauth/token  /oauth/rotating/token  /oauth/dated/token
 Consent:  GET /oauth/authorize (redirects with a code)  POST /oauth/code/token
 Session:  POST /auth/login (JSON or form body)  GET /auth/login (Basic)
+Quota:    GET /v1/quota/rate_limit (a quota token's calls left; costs none)
 Jobs:     POST /v1/{area}/jobs {"country":"SE"[,"polls":2][,"fail":true]}
           GET /v1/{area}/jobs/{id}   GET /v1/{area}/jobs/{id}/files/{n}
           DELETE /v1/{area}/jobs/{id} (or POST /v1/{area}/jobs/{id}/delete)

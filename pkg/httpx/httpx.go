@@ -56,7 +56,28 @@ type Request struct {
 	// of many pages does not allocate a body per page. The body then shares the buffer's
 	// memory: the caller must be done with any earlier body read into it.
 	Buffer []byte
+	// Signer, when set, signs every attempt of the request and hears every response (an
+	// authenticator that picks its credential per attempt).
+	Signer Signer
 }
+
+// Signer is an authenticator that chooses the credential of each attempt once the request
+// is complete, and learns from each response (RateLimitedMultipleTokenAuthenticator: which
+// token a call is charged to, what the API says is left of its quota). The CDK applies its
+// authenticator again before every retry; a Signer is how that reaches this client.
+type Signer interface {
+	// Sign sets the credential of the next attempt of req; it may wait (for a quota reset).
+	Sign(ctx context.Context, req *Request) error
+	// Update reads a response to req (the attempt Sign last signed).
+	Update(req *Request, status int, header http.Header)
+	// Rotates reports that a rate-limited req can be tried again at once with another
+	// credential, instead of waiting for the one that sent it.
+	Rotates(req *Request) bool
+}
+
+// RotationWait is the pause before a rate-limited attempt is tried again with another
+// credential (the CDK's HttpClient waits a tenth of a second).
+const RotationWait = 100 * time.Millisecond
 
 // Response is a complete response: the body is read (and gzip/deflate decoded) before Do
 // returns.
@@ -381,6 +402,11 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				return nil, err
 			}
 		}
+		if req.Signer != nil {
+			if err := req.Signer.Sign(ctx, req); err != nil {
+				return nil, err
+			}
+		}
 		start := time.Now()
 		resp, err := c.once(ctx, req)
 		if ctx.Err() != nil {
@@ -388,6 +414,9 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 		}
 		if paced && resp != nil {
 			c.Pacer.Update(req, resp.Status, resp.Header)
+		}
+		if req.Signer != nil && resp != nil {
+			req.Signer.Update(req, resp.Status, resp.Header)
 		}
 		took := time.Since(start)
 		spent += took
@@ -421,6 +450,13 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				bh = nil // the default waits, not the handler's (meant for rate limits)
 			}
 			w, werr := c.backoff(bh, o, attempt, retries+limited)
+			// A 429 no filter decided on is rate limited too (the CDK's default mapping).
+			limitedNow := d.action == manifest.ActionRateLimited || !d.explicit && resp != nil && resp.Status == http.StatusTooManyRequests
+			if limitedNow && req.Signer != nil && req.Signer.Rotates(req) {
+				// Another credential has calls left: the wait the response asks for is the
+				// spent credential's, not the next attempt's.
+				w, werr = RotationWait, nil
+			}
 			switch {
 			case werr != nil:
 				retrying, gaveUp = false, c.Redactor.String(werr.Error())

@@ -157,6 +157,8 @@ func (l *loader) authenticator(n *yaml.Node, path string, parent *params, login 
 		a.Legacy = l.legacy(c)
 	case JWTAuth:
 		a.JWT = l.jwt(c, uses)
+	case RateLimitedAuth:
+		a.RateLimited = l.rateLimited(c)
 	}
 	if !login {
 		if l.authCache == nil {

@@ -140,6 +140,13 @@ var fields = map[string][]string{
 	"JwtHeaders": {"kid", "typ", "cty"},
 	"JwtPayload": {"iss", "sub", "aud"},
 
+	// rotating tokens with quotas (ratelimited.go)
+	RateLimitedAuth: {"type", "tokens", "token_delimiter", "auth_method", "header", "quota_status_source", "quotas",
+		"max_wait_time", "budget_reserve_fraction", "budget_min_reserve", "$parameters"},
+	QuotaStatusSource: {"type", "url", "http_method", "request_headers", "unavailable_status_codes", "$parameters"},
+	TokenQuota: {"type", "name", "remaining_path", "reset_path", "limit_path", "matchers", "remaining_header",
+		"reset_header", "limit_header", "exhaustion_status_codes", "$parameters"},
+
 	// dynamic streams (dynamic.go)
 	"DynamicDeclarativeStream":     {"type", "name", "stream_template", "components_resolver", "use_parent_parameters", "$parameters"},
 	HTTPComponentsResolver:         {"type", "retriever", "components_mapping", "$parameters"},

@@ -214,8 +214,10 @@ type Authenticator struct {
 	// Legacy is set for LegacySessionTokenAuthenticator.
 	Legacy *LegacySession
 	// JWT is set for JwtAuthenticator.
-	JWT        *JWT
-	Parameters map[string]any
+	JWT *JWT
+	// RateLimited is set for RateLimitedMultipleTokenAuthenticator.
+	RateLimited *RateLimited
+	Parameters  map[string]any
 }
 
 // OAuth is the partial (refresh-based) OAuthAuthenticator.

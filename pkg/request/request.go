@@ -32,6 +32,8 @@ type Builder struct {
 	text    *string
 	// owner maps "kind\x00key" to the source that set it.
 	owner map[string]string
+	// Signer signs each attempt of the built request (see httpx.Signer).
+	Signer httpx.Signer
 }
 
 type field struct {
@@ -169,7 +171,7 @@ func (b *Builder) Build() (*httpx.Request, error) {
 			u.RawQuery += strings.Join(extra, "&")
 		}
 	}
-	req := &httpx.Request{Kind: b.Kind, Method: b.Method, URL: u.String(), Header: http.Header{}}
+	req := &httpx.Request{Kind: b.Kind, Method: b.Method, URL: u.String(), Header: http.Header{}, Signer: b.Signer}
 	for _, h := range b.headers {
 		req.Header.Set(h.key, h.values[0])
 		if strings.Contains(b.owner["header\x00"+http.CanonicalHeaderKey(h.key)], "authenticator") {

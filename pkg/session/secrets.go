@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"connector/pkg/auth"
 	"connector/pkg/har"
 	"connector/pkg/manifest"
 	"connector/pkg/redact"
@@ -73,28 +74,9 @@ func accountKey(key string) bool {
 // tokenPaths are where the authenticator a finds tokens in token and login answers, for a
 // recording to learn them first.
 func tokenPaths(a *manifest.Authenticator) []har.TokenPath {
-	if a == nil {
-		return nil
-	}
 	var out []har.TokenPath
-	switch {
-	case a.OAuth != nil:
-		out = append(out, har.TokenPath{Name: "access_token", Path: strings.Split(a.OAuth.AccessTokenName, ".")})
-		refresh := a.OAuth.RefreshTokenName
-		if a.OAuth.Updater != nil {
-			refresh = a.OAuth.Updater.RefreshTokenName
-		}
-		if refresh != "" {
-			out = append(out, har.TokenPath{Name: "refresh_token", Path: strings.Split(refresh, ".")})
-		}
-	case a.Session != nil:
-		out = append(out, har.TokenPath{Name: "session_token", Path: a.Session.TokenPath})
-	case a.Legacy != nil && a.Legacy.SessionTokenResponseKey != nil && a.Legacy.SessionTokenResponseKey.IsLiteral():
-		out = append(out, har.TokenPath{Name: "session_token", Path: []string{a.Legacy.SessionTokenResponseKey.Source()}})
-	case a.Selective != nil:
-		for _, name := range a.Selective.Names {
-			out = append(out, tokenPaths(a.Selective.Alternatives[name])...)
-		}
+	for _, p := range auth.TokenPaths(a) {
+		out = append(out, har.TokenPath{Name: p.Name, Path: p.Path})
 	}
 	return out
 }
