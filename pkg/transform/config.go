@@ -36,18 +36,22 @@ func TransformConfig(n *manifest.ConfigNormalization, g template.Globals) error 
 	return transformConfig(n.Transformations, g)
 }
 
+// configSteps are the transformations of config_normalization_rules, by their type in
+// definitions, each next to its function below; their fields and checks are in
+// pkg/manifest (ConfigTransformation).
+var configSteps = map[string]func(t *manifest.ConfigTransformation, g template.Globals) error{
+	manifest.ConfigAddFields:    configAddFields,
+	manifest.ConfigRemoveFields: configRemoveFields,
+	manifest.ConfigRemapField:   configRemap,
+}
+
 func transformConfig(steps []*manifest.ConfigTransformation, g template.Globals) error {
 	for _, t := range steps {
-		var err error
-		switch t.Type {
-		case manifest.ConfigAddFields:
-			err = configAddFields(t, g)
-		case manifest.ConfigRemoveFields:
-			err = configRemoveFields(t, g)
-		case manifest.ConfigRemapField:
-			err = configRemap(t, g)
+		apply, ok := configSteps[t.Type]
+		if !ok {
+			return fmt.Errorf("%s: %s is not supported", t.Path, t.Type)
 		}
-		if err != nil {
+		if err := apply(t, g); err != nil {
 			return fmt.Errorf("%s (%s): %w", t.Path, t.Type, err)
 		}
 	}
@@ -261,26 +265,43 @@ func ValidateConfig(n *manifest.ConfigNormalization, config map[string]any, chec
 		return nil
 	}
 	for _, v := range n.Validations {
-		switch v.Type {
-		case manifest.PredicateValidator:
-			if err := checkOne(v, "", v.Value, check); err != nil {
-				return err
-			}
-		case manifest.DpathValidator:
-			// The CDK renders the path's keys without the config.
-			path := make([]string, len(v.FieldPath))
-			for i, t := range v.FieldPath {
-				s, err := evalString(t, template.Globals{Config: map[string]any{}}.Vars(nil))
-				if err != nil {
-					return fmt.Errorf("%s field_path: %w", v.Path, err)
-				}
-				path[i] = s
-			}
-			for _, m := range matchAll(config, path, nil) {
-				if err := checkOne(v, strings.Join(m.at, "."), m.v, check); err != nil {
-					return err
-				}
-			}
+		validate, ok := validators[v.Type]
+		if !ok {
+			return fmt.Errorf("%s: %s is not supported", v.Path, v.Type)
+		}
+		if err := validate(v, config, check); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validators are the validations of config_normalization_rules, by their type in
+// definitions; their fields and checks are in pkg/manifest (ConfigValidation).
+var validators = map[string]func(v *manifest.ConfigValidation, config map[string]any, check SchemaCheck) error{
+	manifest.PredicateValidator: predicateValidator,
+	manifest.DpathValidator:     dpathValidator,
+}
+
+// predicateValidator checks its value, as written in the definition.
+func predicateValidator(v *manifest.ConfigValidation, _ map[string]any, check SchemaCheck) error {
+	return checkOne(v, "", v.Value, check)
+}
+
+// dpathValidator checks each value of the config its field_path matches.
+func dpathValidator(v *manifest.ConfigValidation, config map[string]any, check SchemaCheck) error {
+	// The CDK renders the path's keys without the config.
+	path := make([]string, len(v.FieldPath))
+	for i, t := range v.FieldPath {
+		s, err := evalString(t, template.Globals{Config: map[string]any{}}.Vars(nil))
+		if err != nil {
+			return fmt.Errorf("%s field_path: %w", v.Path, err)
+		}
+		path[i] = s
+	}
+	for _, m := range matchAll(config, path, nil) {
+		if err := checkOne(v, strings.Join(m.at, "."), m.v, check); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -28,7 +28,8 @@ type Chain struct {
 
 // step2 is one transformation, with what it evaluates once.
 type step2 struct {
-	m *manifest.Transformation
+	m    *manifest.Transformation
+	kind kind
 	// g are the run's testing values and clock, for a RemoveFields condition.
 	g template.Globals
 	// prefix and suffix of DpathFlattenFields' key_transformation, rendered with the config.
@@ -42,6 +43,31 @@ type step2 struct {
 	params []bool
 }
 
+// kind is a transformation of the definition format, everything this package knows of it
+// in one value: what it evaluates once for a stream and how it changes a record. Each kind
+// is in its own file (addfields.go, removefields.go, keys.go, flatten.go, dpathflatten.go)
+// and is registered in kinds by one line; its fields and their checks are the definition
+// format's, in pkg/manifest (the Transformation model and the loader's transformation).
+type kind struct {
+	// prepare evaluates, once per stream, what s reads from the config (nil: nothing). Its
+	// error is worded after the transformation's index.
+	prepare func(s *step2, vars map[string]any) error
+	// apply changes rec in place; base are the slice's template variables, fixed the
+	// values a Batch evaluates once (nil: none).
+	apply func(s *step2, rec *record.Object, base map[string]any, fixed []fixedValue) error
+}
+
+// kinds are the transformations, by their type in definitions.
+var kinds = map[string]kind{
+	manifest.AddFields:          addFieldsKind,
+	manifest.RemoveFields:       removeFieldsKind,
+	manifest.KeysToLower:        keysToLowerKind,
+	manifest.KeysToSnakeCase:    keysToSnakeCaseKind,
+	manifest.KeysReplace:        keysReplaceKind,
+	manifest.FlattenFields:      flattenFieldsKind,
+	manifest.DpathFlattenFields: dpathFlattenFieldsKind,
+}
+
 // New prepares the transformations of a stream (nil when it has none); g are the run's
 // testing values and clock.
 func New(ms []*manifest.Transformation, g template.Globals) (*Chain, error) {
@@ -50,36 +76,25 @@ func New(ms []*manifest.Transformation, g template.Globals) (*Chain, error) {
 	}
 	c := &Chain{}
 	for i, m := range ms {
-		s := &step2{m: m, g: g}
+		k, ok := kinds[m.Type]
+		if !ok {
+			return nil, fmt.Errorf("transformations[%d]: %s is not supported", i, m.Type)
+		}
+		s := &step2{m: m, g: g, kind: k}
 		for _, f := range m.Fields {
 			s.params = append(s.params, f.Value.Reads("parameters"))
 		}
-		vars := g.Vars(m.Parameters)
-		if m.Type == manifest.DpathFlattenFields {
-			for _, t := range m.FieldPath {
-				seg, err := evalString(t, vars)
-				if err != nil {
-					return nil, fmt.Errorf("transformations[%d] DpathFlattenFields field_path: %w", i, err)
-				}
-				s.path = append(s.path, seg)
-			}
-			var err error
-			if m.KeyPrefix != nil {
-				if s.prefix, err = evalString(m.KeyPrefix, vars); err != nil {
-					return nil, fmt.Errorf("transformations[%d] key_transformation prefix: %w", i, err)
-				}
-			}
-			if m.KeySuffix != nil {
-				if s.suffix, err = evalString(m.KeySuffix, vars); err != nil {
-					return nil, fmt.Errorf("transformations[%d] key_transformation suffix: %w", i, err)
-				}
+		if k.prepare != nil {
+			if err := k.prepare(s, g.Vars(m.Parameters)); err != nil {
+				return nil, fmt.Errorf("transformations[%d] %w", i, err)
 			}
 		}
 		c.steps = append(c.steps, s)
 	}
 	if c.deterministic() {
+		// Only AddFields has fields: the values a Batch may evaluate once.
 		for _, s := range c.steps {
-			if s.m.Type != manifest.AddFields {
+			if len(s.m.Fields) == 0 {
 				continue
 			}
 			s.fixed = make([]int, len(s.m.Fields))
@@ -172,41 +187,7 @@ func (c *Chain) apply(rec *record.Object, vars map[string]any, fixed []fixedValu
 }
 
 func (s *step2) apply(rec *record.Object, base map[string]any, fixed []fixedValue) error {
-	m := s.m
-	switch m.Type {
-	case manifest.AddFields:
-		return s.addFields(rec, base, fixed)
-	case manifest.RemoveFields:
-		return s.removeFields(rec)
-	case manifest.KeysToLower:
-		rename(rec, false, strings.ToLower)
-	case manifest.KeysToSnakeCase:
-		var bad error
-		rename(rec, true, func(k string) string {
-			out, err := snakeCase(k)
-			if err != nil && bad == nil {
-				bad = err
-			}
-			return out
-		})
-		return bad
-	case manifest.KeysReplace:
-		vars := set(base, m.Parameters, "record", rec)
-		old, err := evalString(m.Old, vars)
-		if err != nil {
-			return fmt.Errorf("old: %w", err)
-		}
-		repl, err := evalString(m.New, vars)
-		if err != nil {
-			return fmt.Errorf("new: %w", err)
-		}
-		rename(rec, true, func(k string) string { return strings.ReplaceAll(k, old, repl) })
-	case manifest.FlattenFields:
-		flatten(rec, m.FlattenLists)
-	case manifest.DpathFlattenFields:
-		return s.dpathFlatten(rec)
-	}
-	return nil
+	return s.kind.apply(s, rec, base, fixed)
 }
 
 // set puts a component's parameters and one more variable in the template variables.
@@ -387,67 +368,6 @@ func jsonValue(v any) any {
 	return v
 }
 
-// addFields sets each field's value at its path (when the condition, if any, holds).
-// fixed holds the values evaluated once for a Batch (nil: none).
-func (s *step2) addFields(rec *record.Object, vars map[string]any, fixed []fixedValue) error {
-	m := s.m
-	vars["record"] = rec
-	for j, f := range m.Fields {
-		var v any
-		at := -1
-		if fixed != nil {
-			at = s.fixed[j]
-		}
-		if at >= 0 && fixed[at].ok {
-			v = fixed[at].v
-		} else {
-			if s.params[j] {
-				// Set for the template that reads it: every template sets its own first.
-				vars["parameters"] = params(f.Parameters)
-			}
-			var err error
-			if v, err = interpolate(f.Value, vars, f.ValueType); err != nil {
-				return fmt.Errorf("field %s: %w", strings.Join(f.Path, "."), err)
-			}
-			if at >= 0 && !container(v) {
-				fixed[at] = fixedValue{v: v, ok: true}
-			}
-		}
-		if m.Condition != nil {
-			cv := set(vars, m.Parameters, "value", v)
-			cv["path"] = toList(f.Path)
-			ok, err := truth(m.Condition, cv)
-			if err != nil {
-				return fmt.Errorf("condition: %w", err)
-			}
-			if !ok {
-				continue
-			}
-		}
-		if err := newPath(rec, f.Path, v); err != nil {
-			return fmt.Errorf("field %s: %w", strings.Join(f.Path, "."), err)
-		}
-	}
-	return nil
-}
-
-// container reports a value a later step could change in place: an object or a list.
-func container(v any) bool {
-	switch v.(type) {
-	case *record.Object, []any, map[string]any:
-		return true
-	}
-	return false
-}
-
-func toList(p []string) []any {
-	out := make([]any, len(p))
-	for i, s := range p {
-		out[i] = s
-	}
-	return out
-}
-
 // truth is the CDK's InterpolatedBoolean: the rendered text, read as a Python literal where
 // it is one, is false when it equals one of the CDK's FALSE_VALUES: false, a zero, an
 // empty list, tuple, set or mapping, or the texts "False", "false", "0", "0.0", "{}", "[]",
@@ -469,182 +389,4 @@ func truth(t *template.Template, vars map[string]any) (bool, error) {
 		return strings.TrimRight(strings.TrimLeft(x, " \t"), " \t\n\r\f\v") != "set()", nil
 	}
 	return template.Truthy(v), nil
-}
-
-// removeFields deletes the fields at the pointers; with a condition, dpath deletes every
-// leaf of the record the condition holds for (property = the leaf's value).
-func (s *step2) removeFields(rec *record.Object) error {
-	m := s.m
-	var filter func(any) (bool, error)
-	if m.Condition != nil {
-		filter = func(v any) (bool, error) {
-			vars := s.g.Vars(m.Parameters)
-			vars["property"] = v
-			return truth(m.Condition, vars)
-		}
-	}
-	for _, p := range m.FieldPointers {
-		if _, err := deleteMatching(rec, p, filter); err != nil {
-			return fmt.Errorf("condition: %w", err)
-		}
-	}
-	return nil
-}
-
-// rename renames keys in place, keeping their order; deep also renames the keys of nested
-// objects (not of objects inside lists, as in the CDK). When two keys get the same name,
-// the later value wins at the first one's place.
-func rename(o *record.Object, deep bool, f func(string) string) {
-	keys := append([]string{}, o.Keys()...)
-	vals := make([]any, len(keys))
-	for i, k := range keys {
-		vals[i], _ = o.Get(k)
-	}
-	for _, k := range keys {
-		o.Delete(k)
-	}
-	for i, k := range keys {
-		v := vals[i]
-		if sub, ok := v.(*record.Object); ok && deep {
-			rename(sub, true, f)
-		}
-		o.Set(f(k), v)
-	}
-}
-
-// flatten is FlattenFields: nested objects (and lists, with flatten_lists) become top-level
-// keys, in the order the CDK's stack makes them.
-func flatten(rec *record.Object, lists bool) {
-	type item struct {
-		v   any
-		key string
-	}
-	out := &record.Object{}
-	stack := []item{{rec, "_"}}
-	withParent := false
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		switch x := it.v.(type) {
-		case *record.Object:
-			for _, k := range x.Keys() {
-				v, _ := x.Get(k)
-				key := k
-				if _, taken := out.Get(k); taken || withParent {
-					key = it.key + "." + k
-				}
-				stack = append(stack, item{v, key})
-			}
-		case []any:
-			if !lists {
-				out.Set(it.key, x)
-				continue
-			}
-			for i, v := range x {
-				withParent = true
-				stack = append(stack, item{v, fmt.Sprintf("%s.%d", it.key, i)})
-			}
-		default:
-			out.Set(it.key, it.v)
-		}
-	}
-	replace(rec, out)
-}
-
-// replace makes rec hold what from holds, in from's order.
-func replace(rec, from *record.Object) {
-	for _, k := range append([]string{}, rec.Keys()...) {
-		rec.Delete(k)
-	}
-	for _, k := range from.Keys() {
-		v, _ := from.Get(k)
-		rec.Set(k, v)
-	}
-}
-
-// dpathFlatten is DpathFlattenFields: the object at field_path is merged into the record
-// (when none of its keys is taken), or replaces it.
-func (s *step2) dpathFlatten(rec *record.Object) error {
-	m := s.m
-	var extracted any
-	if containsStar(s.path) {
-		for _, pv := range walk(rec, nil, nil) {
-			if match(pv.path, s.path) {
-				extracted = pv.value
-				break
-			}
-		}
-	} else if isGlob(s.path) {
-		// dpath.get: the path is a glob that must match one value at most.
-		n := 0
-		for _, pv := range walk(rec, nil, nil) {
-			if match(pv.path, s.path) {
-				extracted = pv.value
-				n++
-			}
-		}
-		if n > 1 {
-			return fmt.Errorf("field_path %q matches %d values, not one", s.path, n)
-		}
-	} else {
-		steps := make([]step, len(s.path))
-		for i, seg := range s.path {
-			steps[i] = step{key: seg}
-		}
-		v, ok := get(rec, steps)
-		if !ok {
-			return nil
-		}
-		extracted = v
-	}
-	obj, ok := extracted.(*record.Object)
-	if !ok {
-		return nil
-	}
-	if s.prefix != "" || s.suffix != "" {
-		renamed := &record.Object{}
-		for _, k := range obj.Keys() {
-			v, _ := obj.Get(k)
-			renamed.Set(s.prefix+k+s.suffix, v)
-		}
-		obj = renamed
-	}
-	if m.ReplaceRecord && obj.Len() > 0 {
-		replace(rec, obj)
-		return nil
-	}
-	for _, k := range obj.Keys() {
-		if _, taken := rec.Get(k); taken {
-			return nil
-		}
-	}
-	if m.DeleteOrigin {
-		if _, err := deleteMatching(rec, s.path, nil); err != nil {
-			return err
-		}
-	}
-	for _, k := range obj.Keys() {
-		v, _ := obj.Get(k)
-		rec.Set(k, v)
-	}
-	return nil
-}
-
-// isGlob reports whether a path has fnmatch's special characters.
-func isGlob(p []string) bool {
-	for _, s := range p {
-		if strings.ContainsAny(s, "*?[") {
-			return true
-		}
-	}
-	return false
-}
-
-func containsStar(p []string) bool {
-	for _, s := range p {
-		if s == "*" {
-			return true
-		}
-	}
-	return false
 }
