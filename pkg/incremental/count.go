@@ -1,10 +1,12 @@
 package incremental
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"strconv"
+	"time"
 
 	"connector/pkg/manifest"
 	"connector/pkg/record"
@@ -76,6 +78,21 @@ type countCursor struct {
 	opt       *request.Option
 }
 
+// countKind is IncrementingCountCursor: one slice from the state's count (or start_value)
+// on; a stream with a partition router cannot have one, as in the CDK.
+var countKind = kind{
+	make: func(s *manifest.Stream, st *record.Object, env Env) (impl, string, error) {
+		if s.Router != nil {
+			return nil, "", fmt.Errorf("an IncrementingCountCursor cannot be used with a partition router (as in the Airbyte CDK): give stream %s one or the other", s.Name)
+		}
+		cc, err := newCountCursor(s.Incremental, env, st)
+		if err != nil {
+			return nil, "", err
+		}
+		return cc, cc.field, nil
+	},
+}
+
 func newCountCursor(m *manifest.Incremental, env Env, st *record.Object) (*countCursor, error) {
 	vars := env.Globals.Vars(m.Parameters)
 	field, err := m.CursorField.Render(vars)
@@ -118,6 +135,11 @@ func newCountCursor(m *manifest.Incremental, env Env, st *record.Object) (*count
 	return c, nil
 }
 
+// slices yields the one slice.
+func (c *countCursor) slices(_ context.Context, _ *Cursor, yield func(*slice.Slice, error) bool) {
+	yield(c.slice(), nil)
+}
+
 // slice is the one slice: {"start": count, "end": inf}.
 func (c *countCursor) slice() *slice.Slice {
 	sl := slice.New(nil)
@@ -126,11 +148,47 @@ func (c *countCursor) slice() *slice.Slice {
 	return sl
 }
 
-func (c *countCursor) close(m countMax) {
+// inject puts the slice's start at start_value_option.
+func (c *countCursor) inject(b *request.Builder, sl *slice.Slice) error {
+	if c.opt == nil {
+		return nil
+	}
+	v, _ := sl.Get("start")
+	return c.opt.Inject(b, v, "start_value_option")
+}
+
+// keep keeps every record and follows the greatest count.
+func (c *countCursor) keep(t *Tracker, v any, found bool) (bool, error) {
+	return true, t.count.observe(v, found, c.field)
+}
+
+// close: a STATE message after a slice that saw a count.
+func (c *countCursor) close(_ *slice.Slice, t *Tracker) (bool, error) {
+	m := t.count
 	if m.has && (!c.max.has || m.n.v.Cmp(c.max.n.v) > 0) {
 		c.max = m
 	}
+	return t.count.has, nil
 }
+
+func (c *countCursor) describe(field string) string {
+	return fmt.Sprintf("IncrementingCountCursor on %s from %s", field, template.ToString(c.syncStart.value()))
+}
+
+func (c *countCursor) reduce(t *Tracker) (string, any, bool) {
+	if !t.count.has {
+		return "", nil, false
+	}
+	return "start", t.count.n.value(), true
+}
+
+// An IncrementingCountCursor filters nothing, has nothing to finish, and no partitions.
+func (c *countCursor) filters() bool                { return false }
+func (c *countCursor) dataFeed() bool               { return false }
+func (c *countCursor) endNow() (time.Time, error)   { return time.Time{}, nil }
+func (c *countCursor) pastRange(*Tracker, any) bool { return false }
+func (c *countCursor) finish(slice.Router)          {}
+func (c *countCursor) abandon()                     {}
 
 func (c *countCursor) state() *record.Object {
 	v := c.syncStart

@@ -71,14 +71,14 @@ func TestCountCursorObserve(t *testing.T) {
 			t.Fatalf("%s: %v", raw, err)
 		}
 	}
-	c.close(m)
+	c.close(nil, &Tracker{count: m})
 	if st, _ := record.Marshal(c.state()); string(st) != `{"seq":13}` {
 		t.Errorf("state %s, want {\"seq\":13}", st)
 	}
 	// A later slice with smaller counts does not lower it.
 	var low countMax
 	observeRaw(&low, `{"seq":6}`)
-	c.close(low)
+	c.close(nil, &Tracker{count: low})
 	if st, _ := record.Marshal(c.state()); string(st) != `{"seq":13}` {
 		t.Errorf("state %s after smaller counts, want {\"seq\":13}", st)
 	}

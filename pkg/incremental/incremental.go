@@ -51,46 +51,109 @@ type Cursor struct {
 	env    Env
 	router slice.Router
 	field  string
-	sp     *spec // DatetimeBasedCursor
-	count  *countCursor
-	// one is the cursor of a stream without partitions; per the cursors of its partitions.
-	one *dtCursor
-	per *perPartition
+	// impl is what the cursor's kind does in a read.
+	impl impl
 
 	mu         sync.Mutex
 	warnedOnce bool
+}
+
+// kind is an incremental cursor of the definition format, everything this package knows of
+// it in one value: how it is made for a read, and how it is said (connector streams).
+// Each kind is in its own file (datetimekind.go, count.go) and is registered in kinds by one
+// line; its fields and their checks are the definition format's, in pkg/manifest (the
+// Incremental model and the loader's incremental_sync).
+type kind struct {
+	// make builds the cursor's work for a read of stream s from its input state st (nil:
+	// none), and says the record field it follows. A state that does not fit is a
+	// *StateError.
+	make func(s *manifest.Stream, st *record.Object, env Env) (impl, string, error)
+	// traits are what a description says of m besides its type, cursor field and step, in
+	// order; router is the stream's partition router (nil: none).
+	traits func(m *manifest.Incremental, router *manifest.Router) []string
+	// stateTime is the cursor value a state stands at (nil: a kind whose state holds no
+	// time).
+	stateTime func(m *manifest.Incremental, st *record.Object, env Env) (time.Time, bool)
+}
+
+// kinds are the incremental cursors, by their type in definitions.
+var kinds = map[string]kind{
+	manifest.DatetimeCursor: datetimeKind,
+	manifest.CountCursor:    countKind,
+}
+
+// impl is what a kind of cursor does in a read. The Cursor holds c.mu around every call
+// but slices, which takes it itself where it must (slices are made while others close).
+type impl interface {
+	// slices yields the slices of the read: for each partition of c's router, its intervals.
+	slices(ctx context.Context, c *Cursor, yield func(*slice.Slice, error) bool)
+	// inject puts the interval's values of sl in a request (after the router's).
+	inject(b *request.Builder, sl *slice.Slice) error
+	// keep says whether a record with cursor value v (found: the record has the field) is
+	// kept, and takes the value in t.
+	keep(t *Tracker, v any, found bool) (bool, error)
+	// close takes in a slice read whole, and says whether a STATE message is due.
+	close(sl *slice.Slice, t *Tracker) (bool, error)
+	state() *record.Object
+	// finish is the end of the stream (router: the partition router under the cursor).
+	finish(router slice.Router)
+	// abandon counts the partitions still being made as made.
+	abandon()
+	// describe says what the cursor does, for traces; field is its record field.
+	describe(field string) string
+	// reduce is the key of the interval's start and the start a slice starts again from after
+	// the records t saw (ok false: none).
+	reduce(t *Tracker) (key string, start any, ok bool)
+	// filters reports a cursor that drops records outside the read's range, dataFeed one
+	// whose page with a last record out of range ends the slice.
+	filters() bool
+	dataFeed() bool
+	// endNow is the end of the read's range now; pastRange whether a value is beyond the
+	// range of sl. Only cursors that filter are asked.
+	endNow() (time.Time, error)
+	pastRange(t *Tracker, v any) bool
 }
 
 // New makes the cursor of stream s over its partition router, from the stream's input
 // state (nil: none). A state that does not fit is a *StateError.
 func New(s *manifest.Stream, router slice.Router, st *record.Object, env Env) (*Cursor, error) {
 	m := s.Incremental
-	c := &Cursor{stream: s.Name, env: env, router: router}
-	switch m.Type {
-	case manifest.CountCursor:
-		if s.Router != nil {
-			return nil, fmt.Errorf("an IncrementingCountCursor cannot be used with a partition router (as in the Airbyte CDK): give stream %s one or the other", s.Name)
-		}
-		cc, err := newCountCursor(m, env, st)
-		if err != nil {
-			return nil, err
-		}
-		c.count, c.field = cc, cc.field
-		return c, nil
-	case manifest.DatetimeCursor:
-		sp, err := newSpec(m, env)
-		if err != nil {
-			return nil, err
-		}
-		c.sp, c.field = sp, sp.field
-		if s.Router == nil {
-			c.one, err = newDTCursor(sp, st)
-			return c, err
-		}
-		c.per, err = newPerPartition(sp, st, m.GlobalSubstream || s.Router.Type == manifest.GroupingRouter, env)
-		return c, err
+	k, ok := kinds[m.Type]
+	if !ok {
+		return nil, fmt.Errorf("incremental_sync %s is not supported", m.Type)
 	}
-	return nil, fmt.Errorf("incremental_sync %s is not supported", m.Type)
+	im, field, err := k.make(s, st, env)
+	if err != nil {
+		return nil, err
+	}
+	return &Cursor{stream: s.Name, env: env, router: router, field: field, impl: im}, nil
+}
+
+// Summary says an incremental_sync for a list of streams (connector streams): its cursor
+// field, rendered with g where it can be (its source where it cannot), and a line of words:
+// `DatetimeBasedCursor on updated_at, step P1D, a cursor per partition`. router is the
+// stream's partition router (nil: none).
+func Summary(m *manifest.Incremental, router *manifest.Router, g template.Globals) (field, text string) {
+	show := func(t *template.Template) string {
+		if t == nil {
+			return ""
+		}
+		if s, err := t.Render(g.Vars(m.Parameters)); err == nil && s != "" {
+			return s
+		}
+		return t.Source()
+	}
+	field = show(m.CursorField)
+	text = m.Type + " on " + field
+	if m.Step != nil {
+		text += ", step " + show(m.Step)
+	}
+	if k, ok := kinds[m.Type]; ok && k.traits != nil {
+		for _, t := range k.traits(m, router) {
+			text += ", " + t
+		}
+	}
+	return field, text
 }
 
 // Field is the record field the cursor follows.
@@ -98,87 +161,32 @@ func (c *Cursor) Field() string { return c.field }
 
 // Filters reports a cursor that drops records outside the read's range
 // (is_client_side_incremental, is_data_feed).
-func (c *Cursor) Filters() bool { return c.sp != nil && (c.sp.clientSide || c.sp.dataFeed) }
+func (c *Cursor) Filters() bool { return c.impl.filters() }
 
 // DataFeed reports is_data_feed: a page whose last record is out of range ends the slice.
-func (c *Cursor) DataFeed() bool { return c.sp != nil && c.sp.dataFeed }
-
-// mark is what a cursor's slice carries for its close.
-type mark struct {
-	w    window
-	part *partState // nil without partitions
-}
+func (c *Cursor) DataFeed() bool { return c.impl.dataFeed() }
 
 // Slices yields the slices: for each partition of the router, its intervals.
 func (c *Cursor) Slices(ctx context.Context) iter.Seq2[*slice.Slice, error] {
-	return func(yield func(*slice.Slice, error) bool) {
-		switch {
-		case c.count != nil:
-			yield(c.count.slice(), nil)
-		case c.one != nil:
-			c.mu.Lock()
-			dc := *c.one
-			dc.done = append([]interval{}, c.one.done...)
-			c.mu.Unlock()
-			var stopped bool
-			err := dc.windows(func(w window) bool {
-				if !yield(c.newSlice(slice.New(nil), w, nil), nil) {
-					stopped = true
-					return false
-				}
-				return true
-			})
-			if err != nil && !stopped {
-				yield(nil, err)
-			}
-		default:
-			c.per.slices(ctx, c, yield)
-		}
-	}
-}
-
-// newSlice is the slice of one interval of a partition.
-func (c *Cursor) newSlice(partition *slice.Slice, w window, ps *partState) *slice.Slice {
-	sl := &slice.Slice{Partition: partition.Partition, Extra: partition.Extra, Lazy: partition.Lazy, Cursor: &record.Object{}}
-	sl.Cursor.Set(c.sp.startKey, w.start)
-	sl.Cursor.Set(c.sp.endKey, w.end)
-	sl.Mark = &mark{w: w, part: ps}
-	return sl
+	return func(yield func(*slice.Slice, error) bool) { c.impl.slices(ctx, c, yield) }
 }
 
 // Inject puts the partition's values and the interval's bounds in a request: the router's
-// options, then start_time_option, then end_time_option.
+// options, then the cursor's (start_time_option, then end_time_option).
 func (c *Cursor) Inject(b *request.Builder, sl *slice.Slice) error {
 	if err := c.router.Inject(b, sl); err != nil {
 		return err
 	}
-	if c.count != nil {
-		if c.count.opt != nil {
-			v, _ := sl.Get("start")
-			return c.count.opt.Inject(b, v, "start_value_option")
-		}
-		return nil
-	}
-	for _, o := range []struct {
-		opt *request.Option
-		key string
-	}{{c.sp.startOpt, c.sp.startKey}, {c.sp.endOpt, c.sp.endKey}} {
-		if o.opt == nil {
-			continue
-		}
-		v, _ := sl.Get(o.key)
-		if err := o.opt.Inject(b, v, "the incremental_sync's "+o.key); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.impl.inject(b, sl)
 }
 
 // Tracker follows the records of one slice: the greatest cursor value of those emitted,
 // and whether a record is within the read's range. One goroutine uses it.
 type Tracker struct {
-	c      *Cursor
-	sl     *slice.Slice
+	c  *Cursor
+	sl *slice.Slice
+	// max is the greatest time a DatetimeBasedCursor saw, count the greatest count an
+	// IncrementingCountCursor saw.
 	max    time.Time
 	hasMax bool
 	count  countMax
@@ -194,18 +202,6 @@ func (c *Cursor) Track(sl *slice.Slice) *Tracker {
 	return &Tracker{c: c, sl: sl}
 }
 
-// value is the record's cursor value, parsed; ok false when it has none that parses (the
-// CDK then syncs the record and leaves the state alone, with a warning once).
-func (t *Tracker) value(v any, found bool) (time.Time, bool) {
-	if found && v != nil {
-		if tm, err := t.c.sp.tf.parse(v); err == nil {
-			return tm, true
-		}
-	}
-	t.c.warnOnce()
-	return time.Time{}, false
-}
-
 func (c *Cursor) warnOnce() {
 	c.mu.Lock()
 	first := !c.warnedOnce
@@ -219,10 +215,10 @@ func (c *Cursor) warnOnce() {
 // EndNow re-reads the end of the range (the CDK evaluates it for every record); a page
 // calls it once before its records.
 func (t *Tracker) EndNow() error {
-	if t.c.sp == nil || !t.c.Filters() {
+	if !t.c.Filters() {
 		return nil
 	}
-	e, err := t.c.sp.end()
+	e, err := t.c.impl.endNow()
 	if err != nil {
 		return err
 	}
@@ -230,39 +226,17 @@ func (t *Tracker) EndNow() error {
 	return nil
 }
 
-// synced is should_be_synced for a parsed value.
-func (t *Tracker) synced(v time.Time) bool {
-	return t.c.cursorOf(t.sl).synced(v, t.end)
-}
-
 // Keep says whether the read keeps a record (the client-side and data feed filters; true
 // without them), and when it does, takes its cursor value in.
 func (t *Tracker) Keep(raw []byte) (bool, error) {
 	v, found := record.Field(raw, t.c.field)
-	return t.keep(v, found)
+	return t.c.impl.keep(t, v, found)
 }
 
 // KeepObject is Keep for a record a transformation edited.
 func (t *Tracker) KeepObject(o *record.Object) (bool, error) {
 	v, found := o.Get(t.c.field)
-	return t.keep(v, found)
-}
-
-func (t *Tracker) keep(raw any, found bool) (bool, error) {
-	if t.c.count != nil {
-		return true, t.count.observe(raw, found, t.c.field)
-	}
-	v, ok := t.value(raw, found)
-	if !ok {
-		return true, nil
-	}
-	if t.c.Filters() && !t.synced(v) {
-		return false, nil
-	}
-	if !t.hasMax || v.After(t.max) {
-		t.max, t.hasMax = v, true
-	}
-	return true, nil
+	return t.c.impl.keep(t, v, found)
 }
 
 // PastRange says whether a page's last record (before any filter) is out of the read's
@@ -272,20 +246,7 @@ func (t *Tracker) PastRange(raw []byte) bool {
 	if !found || v == nil {
 		return false
 	}
-	tm, err := t.c.sp.tf.parse(v)
-	if err != nil {
-		return false
-	}
-	return !t.synced(tm)
-}
-
-// cursorOf is the cursor a slice's records are checked against.
-func (c *Cursor) cursorOf(sl *slice.Slice) *dtCursor {
-	if c.one != nil {
-		return c.one
-	}
-	m, _ := sl.Mark.(*mark)
-	return c.per.cursorFor(m)
+	return t.c.impl.pastRange(t, v)
 }
 
 // Close takes in a slice read whole, after its records were written out; slices are closed
@@ -295,40 +256,21 @@ func (c *Cursor) cursorOf(sl *slice.Slice) *dtCursor {
 func (c *Cursor) Close(sl *slice.Slice, t *Tracker) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case c.count != nil:
-		c.count.close(t.count)
-		return t.count.has, nil
-	case c.one != nil:
-		m := sl.Mark.(*mark)
-		return true, c.one.close(m.w, t.max, t.hasMax)
-	}
-	if err := c.per.close(sl.Mark.(*mark), t); err != nil {
-		return false, err
-	}
-	return c.per.due(), nil
+	return c.impl.close(sl, t)
 }
 
 // State is the stream's state now, in the form the CDK writes.
 func (c *Cursor) State() *record.Object {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case c.count != nil:
-		return c.count.state()
-	case c.one != nil:
-		return c.one.state()
-	}
-	return c.per.state()
+	return c.impl.state()
 }
 
 // Finish is the stream's state at its end (with partitions: the global value and the
 // lookback window the CDK adds then).
 func (c *Cursor) Finish() *record.Object {
 	c.mu.Lock()
-	if c.per != nil {
-		c.per.finish(c.router)
-	}
+	c.impl.finish(c.router)
 	c.mu.Unlock()
 	return c.State()
 }
@@ -341,61 +283,26 @@ func (c *Cursor) Finish() *record.Object {
 func (c *Cursor) Abandon() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.per != nil {
-		for _, q := range c.per.parts {
-			q.generating = false
-		}
-	}
+	c.impl.abandon()
 }
 
 // Describe says what the cursor does, for traces.
-func (c *Cursor) Describe() string {
-	switch {
-	case c.count != nil:
-		return fmt.Sprintf("IncrementingCountCursor on %s from %s", c.field, template.ToString(c.count.syncStart.value()))
-	case c.one != nil:
-		return fmt.Sprintf("DatetimeBasedCursor on %s from %s", c.field, c.sp.tf.format(c.one.syncStart))
-	}
-	return fmt.Sprintf("DatetimeBasedCursor on %s, one cursor per partition", c.field)
-}
+func (c *Cursor) Describe() string { return c.impl.describe(c.field) }
 
 var errNotNumber = errors.New("not a number")
 
 var inf = math.Inf(1)
 
-// StateTime is the cursor value a DatetimeBasedCursor's state stands at (the value under the
-// cursor field, or the first interval of a date-range state), for a StateDelegatingStream's
-// api_retention_period; ok is false when the state holds none that parses.
+// StateTime is the cursor value a cursor's state stands at (for a DatetimeBasedCursor: the
+// value under the cursor field, or the first interval of a date-range state), for a
+// StateDelegatingStream's api_retention_period; ok is false when the state holds none that
+// parses, or the cursor's state holds no time.
 func StateTime(m *manifest.Incremental, st *record.Object, env Env) (time.Time, bool) {
-	if m.Type != manifest.DatetimeCursor || st == nil {
+	k, ok := kinds[m.Type]
+	if !ok || k.stateTime == nil || st == nil {
 		return time.Time{}, false
 	}
-	vars := env.Globals.Vars(m.Parameters)
-	field, err := m.CursorField.Render(vars)
-	if err != nil {
-		return time.Time{}, false
-	}
-	tf := newTimeFormat(m.DatetimeFormat, m.CursorDatetimeFormats)
-	v, ok := st.Get(field)
-	if t, _ := st.Get("state_type"); t == "date-range" {
-		list, _ := st.Get("slices")
-		ss, _ := list.([]any)
-		if len(ss) == 0 {
-			return time.Time{}, false
-		}
-		first, _ := ss[0].(*record.Object)
-		if first == nil {
-			return time.Time{}, false
-		}
-		if v, ok = first.Get("most_recent_cursor_value"); !ok || v == nil {
-			v, ok = first.Get("end")
-		}
-	}
-	if !ok || v == nil {
-		return time.Time{}, false
-	}
-	t, err := tf.parse(v)
-	return t, err == nil
+	return k.stateTime(m, st, env)
 }
 
 // Reduce is the slice a PaginationReset with SPLIT_USING_CURSOR starts again with: orig
@@ -403,14 +310,8 @@ func StateTime(m *manifest.Incremental, st *record.Object, env Env) (time.Time, 
 // as the cursor writes its slices (the CDK's ConcurrentCursor.reduce_slice_range). Without
 // such a value it is orig itself.
 func (c *Cursor) Reduce(orig *slice.Slice, t *Tracker) *slice.Slice {
-	var key string
-	var start any
-	switch {
-	case c.count != nil && t.count.has:
-		key, start = "start", t.count.n.value()
-	case c.sp != nil && t.hasMax:
-		key, start = c.sp.startKey, c.sp.tf.format(t.max)
-	default:
+	key, start, ok := c.impl.reduce(t)
+	if !ok {
 		return orig
 	}
 	out := *orig

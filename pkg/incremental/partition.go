@@ -330,7 +330,7 @@ func (p *perPartition) slices(ctx context.Context, c *Cursor, yield func(*slice.
 			c.mu.Lock()
 			ps.open++
 			c.mu.Unlock()
-			prev = c.newSlice(part, w, ps)
+			prev = p.sp.newSlice(part, w, ps)
 			return true
 		})
 		if stopped {

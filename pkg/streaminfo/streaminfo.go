@@ -7,6 +7,7 @@ package streaminfo
 import (
 	"strings"
 
+	"connector/pkg/incremental"
 	"connector/pkg/manifest"
 	"connector/pkg/paginate"
 	"connector/pkg/slice"
@@ -112,6 +113,8 @@ func (r renderer) router(rt *manifest.Router) string {
 	return slice.Describe(rt, template.Globals{Config: r.config})
 }
 
+// incremental says how a stream is read incrementally: the cursor's own summary, its
+// templates rendered with the testing values.
 func (r renderer) incremental(s *manifest.Stream) *Part {
 	inc, prefix := s.Incremental, ""
 	if s.Delegating != nil && s.Delegating.Incremental != nil {
@@ -120,17 +123,6 @@ func (r renderer) incremental(s *manifest.Stream) *Part {
 	if inc == nil {
 		return nil
 	}
-	field := r.text(inc.CursorField, inc.Parameters)
-	text := prefix + inc.Type + " on " + field
-	if inc.Step != nil {
-		text += ", step " + r.text(inc.Step, inc.Parameters)
-	}
-	if s.Router != nil && inc.Type == manifest.DatetimeCursor {
-		if inc.GlobalSubstream || s.Router.Type == manifest.GroupingRouter {
-			text += ", one cursor for every partition"
-		} else {
-			text += ", a cursor per partition"
-		}
-	}
-	return &Part{Type: inc.Type, Field: field, Text: text}
+	field, text := incremental.Summary(inc, s.Router, template.Globals{Config: r.config})
+	return &Part{Type: inc.Type, Field: field, Text: prefix + text}
 }
