@@ -269,8 +269,7 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 		}
 	}
 	l.unsupportedValue(c.get("file_uploader"), c.fieldPath("file_uploader"), "FileUploader")
-	// state_migrations are not run here; one written in Python is refused all the same.
-	l.pythonWithin(c.get("state_migrations"), c.fieldPath("state_migrations"), map[*yaml.Node]bool{})
+	migrations, migOK := l.stateMigrations(c.get("state_migrations"), c.fieldPath("state_migrations"), c.params)
 	if sl := c.get("schema_loader"); sl != nil && sl.Kind != yaml.MappingNode && sl.Kind != yaml.SequenceNode && !isRefString(sl) {
 		l.at(sl, c.fieldPath("schema_loader"), diag.CodeType, fmt.Sprintf("`schema_loader` must be a mapping or a list, not %s", kindName(sl)), "")
 	} else if sl != nil {
@@ -281,7 +280,10 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 		return nil, name
 	}
 	auth := &streamAuth{name: s.Name, path: path}
-	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) || !incOK {
+	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) || !incOK || !migOK {
+		return nil, name
+	}
+	if s.StateMigrations = migrations; !l.migrationsFit(s, migrations, c.fieldPath("state_migrations")) {
 		return nil, name
 	}
 	if sel := s.Selector; sel != nil && !sel.orderWritten && s.Incremental != nil && s.Incremental.IsClientSideIncremental {

@@ -156,6 +156,9 @@ var fields = map[string][]string{
 	"StreamParametersDefinition":   {"type", "list_of_parameters_for_stream", "$parameters"},
 	"ComponentMappingDefinition":   {"type", "field_path", "value", "value_type", "create_or_update", "condition", "$parameters"},
 	"CheckDynamicStream":           {"type", "stream_count", "use_check_availability", "config_overrides", "$parameters"},
+
+	// state migrations (statemigration.go)
+	LegacyToPerPartitionStateMigration: {"type", "$parameters"},
 }
 
 var fieldSets = func() map[string]map[string]bool {

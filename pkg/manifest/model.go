@@ -85,6 +85,9 @@ type Stream struct {
 	Delegating *Delegating
 	// Transformations are applied to each record, in order.
 	Transformations []*Transformation
+	// StateMigrations change the stream's input state, in order, before its cursor reads it
+	// (statemigration.go).
+	StateMigrations []*StateMigration
 	// IgnoreSlicerOnPaginated is ignore_stream_slicer_parameters_on_paginated_requests:
 	// the partition's request options go on the first request of a slice only.
 	IgnoreSlicerOnPaginated bool

@@ -47,6 +47,10 @@ func CheckState(o *Options, streams []*manifest.Stream) error {
 		if s.Incremental == nil || in == nil {
 			continue
 		}
+		in, err := incremental.Migrate(s, in, o.globals())
+		if err != nil {
+			return &StateError{Stream: s.Name, Err: err}
+		}
 		if _, err := incremental.New(s, nil, in, o.cursorEnv(nil)); err != nil {
 			return &StateError{Stream: s.Name, Err: err}
 		}

@@ -78,8 +78,14 @@ const recordBytes = 128
 // parent.
 func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Object) (*stream, error) {
 	s = o.resolve(s, in).DownloadView() // an AsyncRetriever's pages are its downloads
+	// The state_migrations turn the input state into the one the stream reads, before
+	// anything reads it (its cursor, the parents' states it carries), as the CDK does when
+	// it builds the stream.
+	in, err := incremental.Migrate(s, in, o.globals())
+	if err != nil {
+		return nil, err
+	}
 	st := &stream{o: o, s: s, parentOf: parentOf, read: s.Name, in: in}
-	var err error
 	if s.Requester != nil {
 		if st.auth, err = o.authFor(s.Requester.Authenticator); err != nil {
 			return nil, err
