@@ -27,7 +27,7 @@ streams:
 	legacy := "[{type: LegacyToPerPartitionStateMigration}]"
 	for _, tt := range []struct {
 		name, src, want string
-		n           int
+		n               int
 	}{
 		{"a substream", stream(substream, cursor, legacy), "", 1},
 		{"a union", stream(union, cursor, legacy), "", 1},
