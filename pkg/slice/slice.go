@@ -1,8 +1,8 @@
 // Package slice divides a stream into the slices it is read in: the partitions of its
 // partition router (a list of values, the records of a parent stream, their groups, unions
 // and cartesian products), as the Airbyte CDK makes them, in the CDK's order. A stream with
-// no router has one empty slice. Incremental cursors will divide each partition into
-// intervals here too.
+// no router has one empty slice. An incremental cursor (pkg/incremental) wraps a router and
+// divides each of its partitions into intervals.
 //
 // A router makes its slices lazily (a substream's partitions come as its parent is read) and
 // says where a slice's values go in a request (its request_option). It does no I/O itself:
