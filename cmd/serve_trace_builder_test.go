@@ -253,13 +253,17 @@ var (
 	// expiresAt is the expiry a token endpoint answers (an hour from its clock), within a
 	// response's body written as a JSON string.
 	expiresAt = regexp.MustCompile(`\\"expires_at\\":\\"[^\\"]*\\"`)
+	// expiryDate is the expiry the read wrote into the config it updates (now and the
+	// token's expires_in: a second apart when the two runs straddle a second).
+	expiryDate = regexp.MustCompile(`"token_expiry_date":\s*"[^"]*"`)
 )
 
 // sameRunText is a StreamRead's JSON with what differs from one run to another made equal:
 // the API's URL, the server's Date and the expiry of a token it issues.
 func sameRunText(s, base string) string {
 	s = dateValue.ReplaceAllString(strings.ReplaceAll(s, base, "http://API"), `"Date":"DATE"`)
-	return expiresAt.ReplaceAllString(s, `\"expires_at\":\"EXPIRY\"`)
+	s = expiresAt.ReplaceAllString(s, `\"expires_at\":\"EXPIRY\"`)
+	return expiryDate.ReplaceAllString(s, `"token_expiry_date":"EXPIRY"`)
 }
 
 // startServe runs `connector serve` on a free port of the loopback for the test and
