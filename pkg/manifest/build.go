@@ -106,6 +106,11 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 	}
 
 	known := l.conditionalNames(names, condNames)
+	if !condBroken {
+		def.Groups = l.streamGroups(top.vals["stream_groups"], known, !isEmpty(dynamic))
+		l.checkGroupAncestry(def, def.Groups)
+		ApplyGroups(allStreams(def), def.Groups)
+	}
 	if cn := top.vals["check"]; !isNull(cn) {
 		def.CheckStreams = l.check(cn, known, isEmpty(dynamic) && !condBroken)
 		def.CheckDynamic = l.checkDyn
