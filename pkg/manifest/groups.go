@@ -37,19 +37,19 @@ func init() {
 }
 
 // streamGroups reads stream_groups (n, resolved) and returns each member's group by stream
-// name. known are the names of the streams of `streams` (ConditionalStreams included);
-// dynamic says the definition has dynamic_streams, whose names are known only at run time.
-func (l *loader) streamGroups(n *yaml.Node, known map[string]*yaml.Node, dynamic bool) map[string]string {
+// name, and where the member is named. known are the names of the streams of `streams`
+// (ConditionalStreams included); dynamic says the definition has dynamic_streams, whose
+// names are known only at run time.
+func (l *loader) streamGroups(n *yaml.Node, known map[string]*yaml.Node, dynamic bool) (groups map[string]string, where map[string]*yaml.Node) {
 	if isEmpty(n) {
-		return nil
+		return nil, nil
 	}
 	if n.Kind != yaml.MappingNode {
 		l.at(n, "stream_groups", diag.CodeType, fmt.Sprintf("`stream_groups` must be a mapping of group names to StreamGroups, not %s", kindName(n)),
 			"write `stream_groups: {my_group: {streams: [\"#/definitions/streams/a\"], action: {type: BlockSimultaneousSyncsAction}}}`")
-		return nil
+		return nil, nil
 	}
-	groups := map[string]string{}
-	where := map[string]*yaml.Node{} // where each grouped stream was named last
+	groups, where = map[string]string{}, map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name, gn := n.Content[i].Value, n.Content[i+1]
 		path := join("stream_groups", name)
@@ -63,8 +63,9 @@ func (l *loader) streamGroups(n *yaml.Node, known map[string]*yaml.Node, dynamic
 		}
 		c.checkFields(StreamGroup)
 		l.groupAction(c)
-		sn := c.require("streams")
-		if sn == nil {
+		sn := c.vals["streams"]
+		if isNull(sn) {
+			c.require("streams")
 			continue
 		}
 		if sn.Kind != yaml.SequenceNode {
@@ -92,13 +93,14 @@ func (l *loader) streamGroups(n *yaml.Node, known map[string]*yaml.Node, dynamic
 			groups[member], where[member] = name, at
 		}
 	}
-	return groups
+	return groups, where
 }
 
 // groupAction checks the action of group c: BlockSimultaneousSyncsAction, the only one.
 func (l *loader) groupAction(c *comp) {
-	an := c.require("action")
-	if an == nil {
+	an := c.vals["action"]
+	if isNull(an) {
+		c.require("action")
 		return
 	}
 	a, ok := l.component(an, c.fieldPath("action"), nil, "")
@@ -206,8 +208,9 @@ func (l *loader) streamRef(name string) string {
 }
 
 // checkGroupAncestry refuses a stream in the same group as a stream it reads its partitions
-// from: the stream would wait for its own parent. The CDK refuses it too.
-func (l *loader) checkGroupAncestry(def *Definition, groups map[string]string) {
+// from: the stream would wait for its own parent. The CDK refuses it too. It is reported
+// where the group names the stream (where).
+func (l *loader) checkGroupAncestry(def *Definition, groups map[string]string, where map[string]*yaml.Node) {
 	if len(groups) == 0 {
 		return
 	}
@@ -218,7 +221,8 @@ func (l *loader) checkGroupAncestry(def *Definition, groups map[string]string) {
 		}
 		for _, a := range s.Ancestors() {
 			if groups[a.Name] == g {
-				l.add(diag.Diagnostic{Code: diag.CodeType, Line: s.Pos.Line, Column: s.Pos.Column,
+				at := where[s.Name]
+				l.add(diag.Diagnostic{Code: diag.CodeType, Line: at.Line, Column: at.Column, Path: "stream_groups." + g,
 					Message: fmt.Sprintf("the stream `%s` and its parent stream `%s` are both in the group `%s`: a stream must not share a group with a stream it reads its partitions from (it would wait for its own parent; the CDK refuses it too)",
 						s.Name, a.Name, g),
 					Hint: "put the parent stream in another group, or leave it out of the group"})
