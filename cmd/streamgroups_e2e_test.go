@@ -267,3 +267,40 @@ func numbersByValue(v any) any {
 	}
 	return v
 }
+
+// paginate-trace says the group of each grouped stream, parents included, in text and JSON.
+func TestStreamGroupsInTheTrace(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(demoapi.New(demoapi.Options{}))
+	defer ts.Close()
+	args := []string{"paginate-trace", groupsDef, "--testing-values", filepath.Join("..", "testing-values.example.yaml"), "--set", "base_url=" + ts.URL}
+	res := runCLI(t, "", args...)
+	if res.Code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+	}
+	var heads []string
+	for _, line := range strings.Split(res.Stdout, "\n") {
+		if strings.HasPrefix(line, "stream ") || strings.HasPrefix(line, "  parent stream ") {
+			heads = append(heads, line[:strings.Index(line, " (")])
+		}
+	}
+	want := []string{"stream books, group catalog", "stream reviews", "stream authors, group catalog", "stream author_books",
+		"  parent stream authors, group catalog, read for the partitions of author_books"}
+	if !reflect.DeepEqual(heads, want) {
+		t.Errorf("stream lines:\n%s\nwant:\n%s", strings.Join(heads, "\n"), strings.Join(want, "\n"))
+	}
+	res = runCLI(t, "", append(args, "--format", "json")...)
+	var groups []string
+	for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		var ev struct{ Event, Stream, Group, ParentOf string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if ev.Event == "stream_start" {
+			groups = append(groups, ev.Stream+":"+ev.Group)
+		}
+	}
+	if w := []string{"books:catalog", "reviews:", "authors:catalog", "author_books:", "authors:catalog"}; !reflect.DeepEqual(groups, w) {
+		t.Errorf("stream_start groups %v, want %v", groups, w)
+	}
+}

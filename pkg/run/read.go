@@ -130,7 +130,7 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream, read func()) fu
 	start.Done(false)
 	st, err := newStream(o, s, "", o.stateOf(s.Name))
 	if o.Observer != nil {
-		ss := StreamStart{Stream: s.Name}
+		ss := StreamStart{Stream: s.Name, Group: s.Group}
 		if st != nil {
 			ss.Pagination, ss.Cursor = st.pag.Describe(), st.describeCursor()
 		}
