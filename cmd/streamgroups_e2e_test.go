@@ -304,3 +304,41 @@ func TestStreamGroupsInTheTrace(t *testing.T) {
 		t.Errorf("stream_start groups %v, want %v", groups, w)
 	}
 }
+
+// `connector airbyte read` says each grouped stream's group in a LOG message as the read
+// begins, after "Starting syncing", in the CDK's words.
+func TestStreamGroupsInTheProtocolLog(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(demoapi.New(demoapi.Options{}))
+	defer ts.Close()
+	config := writeFile(t, "config.json", `{"base_url": "`+ts.URL+`"}`)
+	cat := runCLI(t, "", "airbyte", "catalog", groupsDef)
+	if cat.Code != 0 {
+		t.Fatalf("catalog: exit %d: %s", cat.Code, cat.Stderr)
+	}
+	catalog := writeFile(t, "catalog.json", cat.Stdout)
+	res := runCLI(t, "", "airbyte", "read", "--manifest-path", groupsDef, "--config", config, "--catalog", catalog)
+	if res.Code != 0 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
+	}
+	var logs []string
+	for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		var m struct {
+			Type string
+			Log  struct{ Message string }
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if m.Type == "LOG" && len(logs) < 4 {
+			logs = append(logs, m.Log.Message)
+		}
+	}
+	want := []string{"Starting syncing",
+		"Stream 'books' is in blocking group 'catalog'. Will defer starting this stream if another stream in the same group or its parents are active.",
+		"Stream 'authors' is in blocking group 'catalog'. Will defer starting this stream if another stream in the same group or its parents are active.",
+		"Marking stream books as STARTED"}
+	if !reflect.DeepEqual(logs, want) {
+		t.Errorf("first LOG messages:\n%s\nwant:\n%s", strings.Join(logs, "\n"), strings.Join(want, "\n"))
+	}
+}
