@@ -42,7 +42,8 @@ func streamOf(path string) string {
 // overlapAPI is the demo API that notes, as each request arrives, which streams already have
 // a request in flight. Until a request of authors has arrived, a request of books is held
 // until one does, or for hold: a read that lets the two overlap does so for sure, one that
-// keeps them apart waits hold for each page of books.
+// keeps them apart waits hold for each page of books. Requests of reviews are held likewise
+// until one of books has arrived.
 type overlapAPI struct {
 	*httptest.Server
 	hold time.Duration
@@ -50,11 +51,13 @@ type overlapAPI struct {
 	mu       sync.Mutex
 	inFlight map[string]int
 	met      map[[2]string]bool // {arriving, in flight}: seen at once
-	authors  chan struct{}      // closed when the first request of authors arrives
+	// came holds a channel per stream, closed when its first request arrives.
+	came map[string]chan struct{}
 }
 
 func newOverlapAPI(t *testing.T, hold time.Duration) *overlapAPI {
-	api := &overlapAPI{hold: hold, inFlight: map[string]int{}, met: map[[2]string]bool{}, authors: make(chan struct{})}
+	api := &overlapAPI{hold: hold, inFlight: map[string]int{}, met: map[[2]string]bool{},
+		came: map[string]chan struct{}{"authors": make(chan struct{}), "books": make(chan struct{})}}
 	demo := demoapi.New(demoapi.Options{})
 	api.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s := streamOf(r.URL.Path)
@@ -66,16 +69,16 @@ func newOverlapAPI(t *testing.T, hold time.Duration) *overlapAPI {
 			}
 		}
 		api.inFlight[s]++
-		wait := api.authors
-		if s == "authors" {
+		if ch := api.came[s]; ch != nil {
 			select {
-			case <-api.authors:
+			case <-ch:
 			default:
-				close(api.authors)
+				close(ch)
 			}
 		}
+		wait := map[string]chan struct{}{"books": api.came["authors"], "reviews": api.came["books"]}[s]
 		api.mu.Unlock()
-		if s == "books" {
+		if wait != nil {
 			select {
 			case <-wait:
 			case <-time.After(api.hold):
