@@ -17,16 +17,17 @@ import (
 // (Stream.Group), wherever the stream appears: in `streams`, in a ConditionalStreams, or as
 // the parent of another stream. pkg/run does the blocking.
 
+// The component types of stream_groups.
 const (
-	StreamGroup                  = "StreamGroup"
-	BlockSimultaneousSyncsAction = "BlockSimultaneousSyncsAction"
+	streamGroup = "StreamGroup"
+	blockAction = "BlockSimultaneousSyncsAction"
 )
 
 func init() {
 	for t, fs := range map[string][]string{
 		// The CDK's schema writes no `type` for a StreamGroup; one written is accepted.
-		StreamGroup:                  {"type", "streams", "action"},
-		BlockSimultaneousSyncsAction: {"type"},
+		streamGroup: {"type", "streams", "action"},
+		blockAction: {"type"},
 	} {
 		fields[t] = fs
 		fieldSets[t] = map[string]bool{}
@@ -53,15 +54,15 @@ func (l *loader) streamGroups(n *yaml.Node, known map[string]*yaml.Node, dynamic
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		name, gn := n.Content[i].Value, n.Content[i+1]
 		path := join("stream_groups", name)
-		c, ok := l.component(gn, path, nil, StreamGroup)
+		c, ok := l.component(gn, path, nil, streamGroup)
 		if !ok {
 			continue
 		}
-		if c.typ != StreamGroup {
+		if c.typ != streamGroup {
 			l.at(c.vals["type"], join(path, "type"), diag.CodeType, fmt.Sprintf("a stream group must be a StreamGroup, not %s", c.typ), "")
 			continue
 		}
-		c.checkFields(StreamGroup)
+		c.checkFields(streamGroup)
 		l.groupAction(c)
 		sn := c.vals["streams"]
 		if isNull(sn) {
@@ -107,13 +108,13 @@ func (l *loader) groupAction(c *comp) {
 	if !ok {
 		return
 	}
-	if a.typ != BlockSimultaneousSyncsAction {
+	if a.typ != blockAction {
 		l.at(a.vals["type"], join(a.path, "type"), diag.CodeType,
 			fmt.Sprintf("the action of a stream group must be a BlockSimultaneousSyncsAction, not %s", a.typ),
 			"BlockSimultaneousSyncsAction is the one action of the CDK's schema")
 		return
 	}
-	a.checkFields(BlockSimultaneousSyncsAction)
+	a.checkFields(blockAction)
 }
 
 // groupMember reads one entry of a group's streams: the resolved node item, written at at.
