@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -173,7 +174,17 @@ func printStreams(opts *streamsOptions, infos []streaminfo.Info) error {
 		}
 		return nil
 	}
+	// A GROUP column after KIND when the definition has stream groups.
+	grouped := false
+	for _, in := range infos {
+		grouped = grouped || in.Group != ""
+	}
 	rows := [][]string{{"STREAM", "KIND", "PAGINATION", "PARTITIONS", "INCREMENTAL", "PRIMARY KEY"}}
+	shrinks := []bool{false, false, true, true, true, true}
+	if grouped {
+		rows[0] = slices.Insert(rows[0], 2, "GROUP")
+		shrinks = slices.Insert(shrinks, 2, false)
+	}
 	for _, in := range infos {
 		kind := "static"
 		switch {
@@ -183,6 +194,13 @@ func printStreams(opts *streamsOptions, infos []streaminfo.Info) error {
 			kind = "conditional"
 		}
 		cells := append([]string{in.Name, kind}, in.Line()...)
+		if grouped {
+			g := in.Group
+			if g == "" {
+				g = "-"
+			}
+			cells = slices.Insert(cells, 2, g)
+		}
 		for i := range cells {
 			cells[i] = red(cells[i])
 		}
@@ -193,7 +211,7 @@ func printStreams(opts *streamsOptions, infos []streaminfo.Info) error {
 		width = opts.io.outWidth()
 	}
 	var b strings.Builder
-	for _, line := range fitTable(rows, width, []bool{false, false, true, true, true, true}) {
+	for _, line := range fitTable(rows, width, shrinks) {
 		b.WriteString(line)
 		b.WriteByte('\n')
 	}

@@ -285,6 +285,9 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 		if ss.Properties {
 			ev["properties"] = true
 		}
+		if ss.Group != "" {
+			ev["group"] = ss.Group
+		}
 		t.emit(ev)
 		return
 	}
@@ -300,15 +303,19 @@ func (t *tracer) StreamStart(ss run.StreamStart) {
 		t.printf("  %s %s, read for the property names of %s (PropertiesFromEndpoint; %s)\n", t.bold("properties stream"), t.bold(ss.Stream), ss.ParentOf, ss.Pagination)
 		return
 	}
+	group := ""
+	if ss.Group != "" {
+		group = ", group " + ss.Group // its group's other streams are not read meanwhile
+	}
 	if ss.ParentOf != "" {
-		t.printf("  %s %s, read for the partitions of %s (%s)\n", t.bold("parent stream"), t.bold(ss.Stream), ss.ParentOf, ss.Pagination)
+		t.printf("  %s %s%s, read for the partitions of %s (%s)\n", t.bold("parent stream"), t.bold(ss.Stream), group, ss.ParentOf, ss.Pagination)
 		return
 	}
 	if ss.Cursor != "" {
-		t.printf("%s %s (%s; %s)\n", t.bold("stream"), t.bold(ss.Stream), ss.Pagination, ss.Cursor)
+		t.printf("%s %s%s (%s; %s)\n", t.bold("stream"), t.bold(ss.Stream), group, ss.Pagination, ss.Cursor)
 		return
 	}
-	t.printf("%s %s (%s)\n", t.bold("stream"), t.bold(ss.Stream), ss.Pagination)
+	t.printf("%s %s%s (%s)\n", t.bold("stream"), t.bold(ss.Stream), group, ss.Pagination)
 }
 
 func (t *tracer) exchange(e httpx.Exchange) {

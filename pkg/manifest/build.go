@@ -106,6 +106,12 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 	}
 
 	known := l.conditionalNames(names, condNames)
+	if !condBroken {
+		var where map[string]*yaml.Node
+		def.Groups, where = l.streamGroups(top.vals["stream_groups"], known, !isEmpty(dynamic))
+		l.checkGroupAncestry(def, def.Groups, where)
+		ApplyGroups(allStreams(def), def.Groups)
+	}
 	if cn := top.vals["check"]; !isNull(cn) {
 		def.CheckStreams = l.check(cn, known, isEmpty(dynamic) && !condBroken)
 		def.CheckDynamic = l.checkDyn

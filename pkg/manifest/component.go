@@ -324,10 +324,9 @@ var strict = map[string]bool{"DeclarativeSource": true, "ConfigNormalizationRule
 // unsupported when it is written (and not false); the others are accepted with a warning
 // that says what is skipped (skip set).
 var notRun = map[string]map[string]struct{ component, skip string }{
-	"DeclarativeSource": {"stream_groups": {component: "StreamGroup"}},
-	"DpathExtractor":    {"record_expander": {component: "RecordExpander"}},
-	OAuthAuth:           {"send_refresh_request_as_query_params": {component: "OAuthAuthenticator send_refresh_request_as_query_params"}},
-	"CheckStream":       {"config_overrides": {skip: "`check` uses the testing values as they are"}},
+	"DpathExtractor": {"record_expander": {component: "RecordExpander"}},
+	OAuthAuth:        {"send_refresh_request_as_query_params": {component: "OAuthAuthenticator send_refresh_request_as_query_params"}},
+	"CheckStream":    {"config_overrides": {skip: "`check` uses the testing values as they are"}},
 
 	"CheckDynamicStream": {"config_overrides": {skip: "`check` uses the testing values as they are"}},
 }

@@ -40,9 +40,8 @@ func TestUnknownFieldsFollowTheCDKSchema(t *testing.T) {
 			want: []string{
 				"error option-conflict: both `field_name` and `field_path` are set (the Airbyte CDK refuses it too: \"Only one of field_name or field_path can be provided to RequestOption\")",
 				"error type: `field_path` is only valid with `inject_into: body_json` (the Airbyte CDK refuses it too: \"Nested field injection is only supported for body JSON injection\")"}},
-		{name: "stream_groups is a known top-level field, refused as unsupported",
-			top:  "stream_groups:\n  g: {streams: [], action: {type: BlockSimultaneousSyncsAction}}\n",
-			want: []string{"error unsupported-component: StreamGroup is not supported yet (stream_groups)"}},
+		{name: "stream_groups is a known top-level field",
+			top: "stream_groups:\n  g: {streams: [], action: {type: BlockSimultaneousSyncsAction}}\n"},
 		{name: "record_expander is a known DpathExtractor field, refused as unsupported",
 			extractor: "{field_path: [], record_expander: {type: RecordExpander, expand_records_from_field: [a]}}",
 			want:      []string{"error unsupported-component: RecordExpander is not supported yet (record_expander)"}},

@@ -53,6 +53,8 @@ type Definition struct {
 	ConcurrencyLevel int
 	// Budget is api_budget: how requests are paced (nil: they are not).
 	Budget *APIBudget
+	// Groups is stream_groups: each grouped stream's group, by stream name (groups.go).
+	Groups map[string]string
 }
 
 // Stream returns the stream with the given name, or nil.
@@ -106,6 +108,9 @@ type Stream struct {
 	// ConditionalAt is the position of the ConditionalStreams the stream belongs to; zero for
 	// a stream that is not in one.
 	ConditionalAt Pos
+	// Group is the stream group the stream is in ("" for none): no other stream of the
+	// group is read while it is (groups.go).
+	Group string
 }
 
 // PrimaryKeyPaths is the primary key as a list of field paths, as the Airbyte catalog

@@ -42,7 +42,7 @@ func (st *stream) readParent(ctx context.Context, ps *manifest.Stream, yield fun
 		st.mu.Unlock()
 	}
 	if o.Observer != nil {
-		o.Observer.StreamStart(StreamStart{Stream: ps.Name, ParentOf: st.s.Name, Pagination: pst.pag.Describe(), Cursor: pst.describeCursor()})
+		o.Observer.StreamStart(StreamStart{Stream: ps.Name, ParentOf: st.s.Name, Group: ps.Group, Pagination: pst.pag.Describe(), Cursor: pst.describeCursor()})
 	}
 	res := pst.readAll(ctx, func(sl *slice.Slice) Emitter { return &partitions{yield: yield, slice: sl} })
 	stopped := errors.Is(res.Err, errStop)

@@ -48,15 +48,19 @@ type Hooks struct {
 func Read(ctx context.Context, o *Options, streams []*manifest.Stream, workers int, out Output, hooks Hooks) []Result {
 	o = o.forRead()
 	r := &reader{o: o, out: out, hooks: hooks, slots: make(chan struct{}, max(workers, 1))}
+	gate := newGroupGate()
 	var ends sync.WaitGroup
 	results := make([]Result, len(streams))
 	started := 0
 	for i, s := range streams {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !gate.acquire(ctx, s) {
 			break
 		}
 		started++
-		finish := r.stream(ctx, s)
+		self, parents := grouped(s)
+		finish := r.stream(ctx, s, func() { gate.release(self) })
+		// The slices are made: the parents' records are read.
+		gate.release(parents...)
 		if workers <= 1 {
 			// One slice at a time: the next stream starts after this one's end, as a
 			// read of the streams one after the other does (a --fail-fast stop included).
@@ -115,8 +119,9 @@ func (sr *streamRun) fail(i int) {
 }
 
 // stream starts the slices of s and returns a function that waits for them and gives the
-// stream's result, after the stream's end has been written in its place.
-func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
+// stream's result, after the stream's end has been written in its place. read runs once
+// every slice has been read, before the end waits for its place.
+func (r *reader) stream(ctx context.Context, s *manifest.Stream, read func()) func() Result {
 	o := r.o
 	start := r.out.Part()
 	if r.hooks.Start != nil {
@@ -125,7 +130,7 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
 	start.Done(false)
 	st, err := newStream(o, s, "", o.stateOf(s.Name))
 	if o.Observer != nil {
-		ss := StreamStart{Stream: s.Name}
+		ss := StreamStart{Stream: s.Name, Group: s.Group}
 		if st != nil {
 			ss.Pagination, ss.Cursor = st.pag.Describe(), st.describeCursor()
 		}
@@ -148,6 +153,7 @@ func (r *reader) stream(ctx context.Context, s *manifest.Stream) func() Result {
 	return func() Result {
 		wg.Wait()
 		genCancel()
+		read()
 		// The slices in order, up to the first that failed or hit a limit: what a read of one
 		// slice at a time would have read. Making the slices failed only after them.
 		res := Result{Stream: s.Name}

@@ -80,6 +80,8 @@ type StreamStart struct {
 	Cursor string
 	// Schema marks the retriever of a DynamicSchemaLoader, read for the schema of ParentOf.
 	Schema bool
+	// Group is the stream group (stream_groups) of the stream, "" for none.
+	Group string
 }
 
 // Result is the outcome of one stream.
@@ -270,7 +272,7 @@ func Stream(ctx context.Context, o *Options, s *manifest.Stream) Result {
 	o = o.forRead()
 	st, err := newStream(o, s, "", o.stateOf(s.Name))
 	if o.Observer != nil {
-		ss := StreamStart{Stream: s.Name}
+		ss := StreamStart{Stream: s.Name, Group: s.Group}
 		if st != nil {
 			ss.Pagination, ss.Cursor = st.pag.Describe(), st.describeCursor()
 		}

@@ -197,6 +197,12 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 		r.logf("WARN", "The stream '%s' in your connection configuration was not found in the source. Refresh the schema in your replication settings and remove this stream from future sync attempts.", name)
 		r.out.StreamStatus(name, "INCOMPLETE")
 	}
+	for _, st := range s.Streams {
+		if st.Group != "" {
+			// The CDK's words as its concurrent read begins.
+			r.logf("INFO", "Stream '%s' is in blocking group '%s'. Will defer starting this stream if another stream in the same group or its parents are active.", st.Name, st.Group)
+		}
+	}
 	s.OnConfigUpdate = func(config map[string]any) {
 		if spec.ConfigAsGiven != nil {
 			r.out.Control(spec.ConfigAsGiven(config))

@@ -23,6 +23,8 @@ func (s *Session) Resolve(ctx context.Context, obs run.Observer) error {
 	if err != nil {
 		return dynamicError(err)
 	}
+	// A group may name a stream that dynamic_streams make, as the CDK matches groups by name.
+	manifest.ApplyGroups(streams, s.Def.Groups)
 	def := *s.Def
 	def.Streams = append(def.Streams[:len(def.Streams):len(def.Streams)], streams...)
 	s.Def = &def

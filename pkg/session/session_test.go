@@ -563,3 +563,32 @@ func TestRecordingOAuth(t *testing.T) {
 		}
 	}
 }
+
+// A stream group may name a stream that dynamic_streams make: the group applies to it once
+// it is made, by name, as the CDK matches a group's streams.
+func TestResolveGivesDynamicStreamsTheirGroup(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"tables":[{"name":"a"},{"name":"b"}],"data":[{"id":1}]}`)
+	}))
+	defer srv.Close()
+	def := strings.Replace(dynamicDef(), "streams:\n  - type: DeclarativeStream\n", `  t_b:
+    $ref: "#/definitions/table"
+    name: t_b
+streams:
+  - type: DeclarativeStream
+`, 1) + "stream_groups:\n  g: {streams: [\"#/definitions/t_b\", \"#/streams/0\"], action: {type: BlockSimultaneousSyncsAction}}\n"
+	s, err := open(t, def, "base_url: "+srv.URL+"\n", Inputs{}, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Resolve(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range s.Streams {
+		got = append(got, st.Name+":"+st.Group)
+	}
+	if strings.Join(got, ",") != "items:g,t_a:,t_b:g" {
+		t.Errorf("groups %v", got)
+	}
+}

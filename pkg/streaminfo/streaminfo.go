@@ -28,6 +28,9 @@ type Info struct {
 	Incremental  *Part `json:"incremental"`
 	// PrimaryKey is the primary key as field paths: [["id"]], [["id"], ["date"]].
 	PrimaryKey [][]string `json:"primary_key"`
+	// Group is the stream group (stream_groups) the stream is in, "" for none: no other
+	// stream of the group is read at the same time.
+	Group string `json:"group,omitempty"`
 }
 
 // Part is one aspect of a stream: the component's type, and a line saying what it does.
@@ -40,7 +43,7 @@ type Part struct {
 
 // Of describes stream s; config is the testing values (nil or empty when there are none).
 func Of(s *manifest.Stream, config map[string]any, dynamic bool) Info {
-	in := Info{Name: s.Name, Dynamic: dynamic, PrimaryKey: s.PrimaryKeyPaths()}
+	in := Info{Name: s.Name, Dynamic: dynamic, PrimaryKey: s.PrimaryKeyPaths(), Group: s.Group}
 	if in.PrimaryKey == nil {
 		in.PrimaryKey = [][]string{}
 	}
