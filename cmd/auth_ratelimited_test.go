@@ -61,26 +61,6 @@ func decodeLines(t *testing.T, text string) []any {
 	return out
 }
 
-func numbersByValue(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if _, err := x.Int64(); err == nil || !strings.ContainsAny(string(x), ".eE") {
-			return x
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbersByValue(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = numbersByValue(e)
-		}
-	}
-	return v
-}
-
 func TestRateLimitedTokensAsTheCDK(t *testing.T) {
 	clock := &stepClock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
 	demo := newAuthDemo(t, demoapi.Options{Now: clock.Now})
