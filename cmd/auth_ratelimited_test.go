@@ -44,8 +44,8 @@ func readCDKRequests(t *testing.T, name string) []cdkRequest {
 	return out
 }
 
-// decodeLines decodes one JSON value per line: integers kept as written, other numbers as
-// float64 (the CDK writes the API's 9.10 as 9.1).
+// decodeLines decodes one JSON value per line, each number in one form for its value
+// (numbersByValue: the CDK writes the API's 9.10 as 9.1).
 func decodeLines(t *testing.T, text string) []any {
 	t.Helper()
 	var out []any
