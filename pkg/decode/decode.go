@@ -125,6 +125,7 @@ func init() {
 		manifest.XMLDecoder:       xmlDecoder,
 		manifest.GzipDecoder:      gzipDecoder,
 		manifest.ZipfileDecoder:   zipDecoder,
+		manifest.ResponseToFile:   toFileDecoder,
 	}
 }
 

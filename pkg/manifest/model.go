@@ -103,6 +103,8 @@ type Stream struct {
 	// ConditionalAt is the position of the ConditionalStreams the stream belongs to; zero for
 	// a stream that is not in one.
 	ConditionalAt Pos
+	// Files is the stream's file_uploader (files.go), nil without one.
+	Files *FileUploader
 }
 
 // PrimaryKeyPaths is the primary key as a list of field paths, as the Airbyte catalog
@@ -176,6 +178,9 @@ type Selector struct {
 	// Normalization is schema_normalization: NormalizationNone or NormalizationDefault
 	// (cast the record's values to the stream's Schema, pkg/normalize).
 	Normalization string
+	// ToFile is set when the extractor is a ResponseToFileExtractor (files.go): the
+	// retriever then reads its bodies with it, and FieldPath is empty.
+	ToFile *Decoder
 }
 
 // Authenticator types, as written in definitions.
