@@ -183,6 +183,8 @@ func (s *Server) route(w *recorder, r *http.Request) {
 		s.login(w, r)
 	case strings.HasPrefix(p, "/v1/errors/"):
 		s.errorHelpers(w, r)
+	case strings.HasPrefix(p, "/v1/") && isFilesPath(p):
+		s.files(w, r)
 	case strings.HasPrefix(p, "/v1/") && isJobPath(p):
 		s.reportJobs(w, r)
 	case strings.HasPrefix(p, "/v1/") && strings.Count(p, "/") == 3 && strings.HasSuffix(p, "/tables"):

@@ -16,9 +16,17 @@ const ResponseToFile = "ResponseToFileExtractor"
 const FileUploaderType = "FileUploader"
 
 func init() {
-	fields[ResponseToFile] = []string{"type", "preserve_na_values", "$parameters"}
-	fields[FileUploaderType] = []string{"type", "requester", "download_target_extractor", "file_extractor",
-		"filename_extractor", "$parameters"}
+	for t, fs := range map[string][]string{
+		ResponseToFile: {"type", "preserve_na_values", "$parameters"},
+		FileUploaderType: {"type", "requester", "download_target_extractor", "file_extractor", "filename_extractor",
+			"$parameters"},
+	} {
+		fields[t] = fs
+		fieldSets[t] = map[string]bool{}
+		for _, f := range fs {
+			fieldSets[t][f] = true
+		}
+	}
 }
 
 // FileUploader is a stream's file_uploader: for each record the stream emits, the URL of
