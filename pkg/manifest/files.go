@@ -40,6 +40,8 @@ type FileUploader struct {
 	TargetPath []*template.Template
 	// Filename is filename_extractor (variables config and record); nil: a random name.
 	Filename *template.Template
+	// Parameters are the file uploader's merged $parameters (variable `parameters`).
+	Parameters map[string]any
 }
 
 // Template variables of a file uploader: its requester sees download_target (the CDK puts
@@ -85,7 +87,7 @@ func (l *loader) fileUploader(n *yaml.Node, path string, parent *params, s *Stre
 		return false
 	}
 	c.checkFields(FileUploaderType)
-	u := &FileUploader{Pos: pos(n)}
+	u := &FileUploader{Pos: pos(n), Parameters: c.params.values()}
 	ok = true
 	if rq := c.require("requester"); rq != nil {
 		rc, rok := l.component(rq, c.fieldPath("requester"), c.params, "HttpRequester")

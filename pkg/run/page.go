@@ -301,11 +301,22 @@ func (r *sliceReader) accept(rec *extract.Record, obj *record.Object) (ok bool, 
 			return false, err
 		}
 	}
+	out := record.Record{Raw: rec.Raw}
 	if obj != nil {
-		r.batch = append(r.batch, record.Record{Object: obj})
-	} else {
-		r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+		out = record.Record{Object: obj}
 	}
+	if r.st.files {
+		// The record's file is downloaded before the record is emitted, as the CDK's
+		// record selector does.
+		if out.File, err = r.upload(out); err != nil {
+			// The records accepted before it are written, as the CDK has emitted them.
+			if ferr := r.flushBatch(); ferr != nil {
+				return false, ferr
+			}
+			return false, err
+		}
+	}
+	r.batch = append(r.batch, out)
 	if len(r.shown) < r.st.o.ShowRecords {
 		text, err := r.batch[len(r.batch)-1].AppendJSON(nil)
 		if err != nil {
