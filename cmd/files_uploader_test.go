@@ -205,6 +205,7 @@ func TestFileUploaderLimitsAndRetries(t *testing.T) {
 				cut++
 				w.Header().Set("Content-Length", "26624")
 				w.Write([]byte("partial"))
+				w.(http.Flusher).Flush()
 				panic(http.ErrAbortHandler)
 			}
 			demo.ServeHTTP(w, r)
