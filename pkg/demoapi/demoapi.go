@@ -314,6 +314,8 @@ Session:  POST /auth/login (JSON or form body)  GET /auth/login (Basic)
 Jobs:     POST /v1/{area}/jobs {"country":"SE"[,"polls":2][,"fail":true]}
           GET /v1/{area}/jobs/{id}   GET /v1/{area}/jobs/{id}/files/{n}
           DELETE /v1/{area}/jobs/{id} (or POST /v1/{area}/jobs/{id}/delete)
+Files:    GET /v1/{area}/exports/authors.csv[?gzip=true]
+          GET /v1/{area}/attachments   GET /v1/{area}/attachments/{id}/content
 Errors:   /v1/errors/status/{code}  /v1/errors/not-json  /v1/errors/flaky?key=K&failures=N
 
 See pkg/demoapi/README.md for parameters and credentials.
