@@ -51,6 +51,12 @@ func TestResponseToFileInline(t *testing.T) {
 		e2eCheckResult(t, api, res, 1, "",
 			"error: stream items, page 1: GET http://API/x answered 200 with a body that ResponseToFileExtractor cannot read: line 3: 3 cells where 2 are expected (pandas refuses the row: \"Expected 2 fields in line 3, saw 3\") (0 records written before the failure)\n")
 	})
+	t.Run("the records of one body are not capped by --max-body: none is held", func(t *testing.T) {
+		body := "n\n" + strings.Repeat("1\n", 20) // 20 records; 1KiB would cap a JSON page at 8
+		api := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) })
+		res := e2eRead(t, api, e2eOneStream("url_base: "+api.URL+"\npath: /x\n", "extractor: {type: ResponseToFileExtractor}"), "", "--max-body", "1KiB")
+		e2eCheckResult(t, api, res, 0, strings.Repeat(`{"n":"1"}`+"\n", 20), "")
+	})
 	t.Run("a gzip body that inflates past --max-body", func(t *testing.T) {
 		big := e2eGzip("a\n" + strings.Repeat(strings.Repeat("x", 199)+"\n", 10000))
 		api := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(big)) })

@@ -15,8 +15,9 @@ import (
 
 // toFileDecoder is the ResponseToFileExtractor of the Airbyte CDK, which saves the body to
 // a file and reads that file back with pandas.read_csv(dialect="unix", dtype=object). Here
-// nothing is written to disk: the body is inflated and parsed as a stream, a record at a
-// time, so that neither the decompressed text nor the records are ever held whole.
+// the body (in memory, or on disk as pkg/run spools it) is inflated and parsed as a stream,
+// a record at a time, so that neither the decompressed text nor the records are ever held
+// whole.
 //
 // What the CDK does, reproduced:
 //   - a body that starts as a gzip or zlib stream is decompressed (zlib's automatic header

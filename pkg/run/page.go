@@ -20,8 +20,9 @@ import (
 // (Reset: from the slice's first page; orig is the slice as the stream made it).
 func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) (next any, end End, err error) {
 	req, resp := p.req, p.resp
+	defer p.spool.close()
 	ev := PageEvent{Stream: r.st.s.Name, Slice: r.sv.s, Method: req.Method, URL: req.URL, Status: resp.Status,
-		Size: len(resp.Body), TokenBefore: p.token, Lazy: p.lazy}
+		Size: len(resp.Body) + int(resp.Sunk), TokenBefore: p.token, Lazy: p.lazy}
 	if resp.Ignored && p.parts == nil {
 		// The error handler said IGNORE: no records, and the slice ends here.
 		r.res.pages++
