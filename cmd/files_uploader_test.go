@@ -298,3 +298,23 @@ func protocolLines(out, typ string) string {
 	}
 	return b.String()
 }
+
+// A read recorded with its downloads replays with them: `test` downloads the files again,
+// from the recording, into a folder of its own.
+func TestFileUploaderReplay(t *testing.T) {
+	api := newRecorder(t, demoapi.Handler(demoapi.Options{}).ServeHTTP)
+	dir := t.TempDir()
+	har, expect := filepath.Join(dir, "f.har"), filepath.Join(dir, "f.jsonl")
+	res := e2eRead(t, api, fileUploaderDef(t, ""), "", "--files-dir", filepath.Join(dir, "files"), "--record", har)
+	if res.Code != 0 {
+		t.Fatalf("read: exit %d: %s", res.Code, res.Stderr)
+	}
+	if err := os.WriteFile(expect, []byte(res.Stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	def := writeFile(t, "def.yaml", fileUploaderDef(t, ""))
+	res = runCLI(t, "", "test", def, "--replay", har, "--expect", expect)
+	if res.Code != 0 || !strings.Contains(res.Stdout, "PASS") || !strings.Contains(res.Stdout, "3 records as expected") || !strings.Contains(res.Stdout, "4 requests replayed") {
+		t.Errorf("test: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+}
