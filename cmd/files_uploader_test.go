@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -318,3 +319,59 @@ func TestFileUploaderReplay(t *testing.T) {
 		t.Errorf("test: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
 	}
 }
+
+// The Connector Builder's test read (paginate-trace --format builder, as serve and dev) of a
+// stream with a file_uploader, against the CDK's (testdata/file-uploader-cdk/builder.json):
+// each file is requested and dropped, its record gets source_file_relative_path, and the
+// downloads are no auxiliary requests.
+func TestFileUploaderBuilderCDKGolden(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("testdata", "file-uploader-cdk", "builder.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := newRecorder(t, demoapi.Handler(demoapi.Options{}).ServeHTTP)
+	defPath := writeFile(t, "def.yaml", fileUploaderDef(t, ""))
+	vals := writeFile(t, "values.yaml", "base_url: "+api.URL+"\n")
+	res := runCLI(t, "", "paginate-trace", defPath, "--testing-values", vals, "--format", "builder", "--stream", "attachments")
+	if res.Code != 0 {
+		t.Fatalf("exit %d: %s", res.Code, res.Stderr)
+	}
+	var sr struct {
+		Slices []struct {
+			Pages []struct {
+				Request struct {
+					URL string `json:"url"`
+				} `json:"request"`
+				Records []json.RawMessage `json:"records"`
+			} `json:"pages"`
+		} `json:"slices"`
+		Aux []json.RawMessage `json:"auxiliary_requests"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &sr); err != nil {
+		t.Fatal(err)
+	}
+	type page struct {
+		URL     string            `json:"url"`
+		Records []json.RawMessage `json:"records"`
+	}
+	got := struct {
+		Pages []page            `json:"pages"`
+		Aux   []json.RawMessage `json:"auxiliary_requests"`
+	}{Aux: sr.Aux}
+	for _, s := range sr.Slices {
+		for _, p := range s.Pages {
+			got.Pages = append(got.Pages, page{URL: p.Request.URL, Records: p.Records})
+		}
+	}
+	if got.Aux == nil {
+		got.Aux = []json.RawMessage{}
+	}
+	b, _ := json.MarshalIndent(got, "", " ")
+	if g := strings.ReplaceAll(string(b), api.URL, "http://API") + "\n"; !jsonEqual(t, g, string(want)) {
+		t.Errorf("test read:\n%s\nthe CDK's:\n%s", g, want)
+	}
+	if n := len(api.requests()); n != 4 {
+		t.Errorf("%d requests, want 4 (the list and three downloads)", n)
+	}
+}
+

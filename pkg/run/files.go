@@ -21,6 +21,10 @@ import (
 type Files struct {
 	// Dir is the folder the files go in; it must exist.
 	Dir string
+	// Builder is the Connector Builder's test read, as the CDK's ConnectorBuilderFileUploader
+	// does it: each file is downloaded and dropped (Dir is not used), and its record gets
+	// the key source_file_relative_path.
+	Builder bool
 }
 
 // upload downloads the file of one record emitted by a stream with a file_uploader, as
@@ -97,6 +101,13 @@ func (r *sliceReader) upload(rec record.Record) (*record.FileRef, error) {
 		return nil, fmt.Errorf("file_uploader: %w", err)
 	}
 	req.Handler, req.Stream = st.fileHandler, st.s.Name
+	if st.o.Files.Builder {
+		req.Sink = func(body io.Reader) (int64, error) { return io.Copy(io.Discard, body) }
+		if _, err := st.send(r.ctx, req); err != nil {
+			return nil, fmt.Errorf("file_uploader: %w", err)
+		}
+		return &record.FileRef{SourceFileRelativePath: rel, FileSizeBytes: -1}, nil // the CDK's NoopFileWriter
+	}
 	w, err := newFileWriter(st.o.Files.Dir, rel)
 	if err != nil {
 		return nil, fmt.Errorf("file_uploader: %w", err)

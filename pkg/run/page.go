@@ -316,6 +316,17 @@ func (r *sliceReader) accept(rec *extract.Record, obj *record.Object) (ok bool, 
 			}
 			return false, err
 		}
+		if r.st.o.Files.Builder {
+			// The Builder's records say where their file would go.
+			obj := out.Object
+			if obj == nil {
+				obj, _ = record.Shallow(out.Raw)
+			}
+			if obj != nil {
+				obj.Set("source_file_relative_path", out.File.SourceFileRelativePath)
+				out = record.Record{Object: obj, File: out.File}
+			}
+		}
 	}
 	r.batch = append(r.batch, out)
 	if len(r.shown) < r.st.o.ShowRecords {
