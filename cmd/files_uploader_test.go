@@ -374,4 +374,3 @@ func TestFileUploaderBuilderCDKGolden(t *testing.T) {
 		t.Errorf("%d requests, want 4 (the list and three downloads)", n)
 	}
 }
-
