@@ -140,6 +140,9 @@ func (r *sliceReader) launch(ctx context.Context, token any, first bool, prevURL
 	go func() {
 		defer close(p.done)
 		p.resp, p.err = r.st.send(sctx, req)
+		if p.err != nil {
+			p.spool.close() // the body of a failed attempt is of no use
+		}
 	}()
 	return p
 }
