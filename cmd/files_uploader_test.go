@@ -374,3 +374,20 @@ func TestFileUploaderBuilderCDKGolden(t *testing.T) {
 		t.Errorf("%d requests, want 4 (the list and three downloads)", n)
 	}
 }
+
+// A record without a download target, or whose target is not a string, fails the stream,
+// as the CDK's ValueError does, after the records before it are written.
+func TestFileUploaderBadTarget(t *testing.T) {
+	for _, tt := range []struct{ path, stderr string }{
+		{"[missing]", "error: stream attachments, page 1: file_uploader: the download_target_extractor finds no download target in the record (0 records written before the failure)\n"},
+		{"[id]", "error: stream attachments, page 1: file_uploader: the download target must be a string, not a number (the download_target_extractor's first value) (0 records written before the failure)\n"},
+	} {
+		api := newRecorder(t, demoapi.Handler(demoapi.Options{}).ServeHTTP)
+		def := strings.Replace(fileUploaderDef(t, ""), "field_path:\n            - content_url", "field_path: "+tt.path, 1)
+		res := e2eRead(t, api, def, "", "--files-dir", t.TempDir())
+		e2eCheckResult(t, api, res, 1, "", tt.stderr)
+		if n := len(api.requests()); n != 1 {
+			t.Errorf("%s: %d requests, want the list only", tt.path, n)
+		}
+	}
+}

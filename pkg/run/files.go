@@ -61,7 +61,7 @@ func (r *sliceReader) upload(rec record.Record) (*record.FileRef, error) {
 	}
 	target, ok := targets[0].(string)
 	if !ok {
-		return nil, fmt.Errorf("file_uploader: the download target must be a string, not %s", pyType(targets[0]))
+		return nil, fmt.Errorf("file_uploader: the download target must be a string, not %s (the download_target_extractor's first value)", kindOf(targets[0]))
 	}
 	name := ""
 	if u.Filename != nil {
@@ -127,19 +127,19 @@ func (r *sliceReader) upload(rec record.Record) (*record.FileRef, error) {
 	return &record.FileRef{StagingFileURL: abs, SourceFileRelativePath: rel, FileSizeBytes: w.size}, nil
 }
 
-// pyType names the type of a JSON value as Python's type() does.
-func pyType(v any) string {
+// kindOf names the kind of a JSON value, for a message.
+func kindOf(v any) string {
 	switch v.(type) {
 	case nil:
-		return "NoneType"
+		return "null"
 	case bool:
-		return "bool"
+		return "a boolean"
 	case *record.Object, map[string]any:
-		return "dict"
+		return "an object"
 	case []any:
-		return "list"
+		return "a list"
 	case string:
-		return "str"
+		return "a string"
 	}
 	return "a number"
 }
