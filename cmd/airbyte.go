@@ -4,6 +4,7 @@ import (
 	"connector/pkg/protocol"
 	"context"
 	"errors"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -111,6 +112,7 @@ func airbyteRun(ctx context.Context, opts *airbyteOptions) error {
 	}, protocol.Env{
 		Transport: opts.env.Transport, Now: opts.env.clock(), Sleep: opts.env.Sleep,
 		Redactor: opts.io.redactor, UserAgent: "connector/" + version,
+		StagingDir: protocol.StagingDir(opts.env.lookup, func(dir string) bool { _, err := os.Stat(dir); return err == nil }),
 	}, opts.io.Out)
 	if errors.Is(err, protocol.ErrFailed) {
 		return &silentError{code: exitFailure}

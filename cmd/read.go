@@ -3,9 +3,11 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"connector/pkg/manifest"
 	"connector/pkg/output"
 	"connector/pkg/session"
 )
@@ -27,6 +29,8 @@ type readOptions struct {
 	// configAsGiven lays out the config of a CONTROL message as the config file was written
 	// (airbyte read: key order, the injected definition back in its place); nil: as is.
 	configAsGiven func(config map[string]any) any
+	// filesDir is --files-dir: where the files of streams with a file_uploader go.
+	filesDir string
 }
 
 func newCmdRead(io *ioStreams, env *Env, runF func(*readOptions) error) *cobra.Command {
@@ -81,6 +85,7 @@ read and exits 130.
 	opts.flags.state.add(c)
 	opts.flags.rec.add(c)
 	opts.flags.addSchemaCheck(c)
+	c.Flags().StringVar(&opts.filesDir, "files-dir", "", "download the file of each record of a stream with a file_uploader into `DIR`, a folder per stream (made when missing); needed to read such a stream")
 	intFlag(c.Flags(), &opts.flags.concurrency, "concurrency", 0, fmt.Sprintf("read up to `N` slices at once, across and within streams (default: the definition's concurrency_level, else 1; at most %d); stdout stays exactly that of a read one slice at a time", maxConcurrency),
 		0, "must be 0 (the definition's concurrency_level) or more", maxConcurrency, fmt.Sprintf("must be at most %d (a limit of connector)", maxConcurrency))
 	return c
@@ -118,7 +123,28 @@ func readRun(ctx context.Context, opts *readOptions) (err error) {
 	if err := p.Resolve(ctx, nil); err != nil {
 		return sessionError(opts.io, err)
 	}
+	if err := filesFolder(opts.filesDir, p.Streams); err != nil {
+		return err
+	}
 	return readStreams(ctx, opts, p, states)
+}
+
+// filesFolder checks --files-dir before a read: a stream with a file_uploader downloads a
+// file per record, which goes nowhere unless the flag says where; the folder is made when
+// it is missing.
+func filesFolder(dir string, streams []*manifest.Stream) error {
+	if dir == "" {
+		for _, s := range streams {
+			if s.Files != nil {
+				return usagef("stream %s has a file_uploader, which downloads a file for each record: --files-dir DIR says where they go (a folder per stream in DIR); or leave the stream out with --stream", s.Name)
+			}
+		}
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--files-dir %s: %v", dir, err)
+	}
+	return nil
 }
 
 // readStreams reads the prepared streams and writes them in opts.format; `read`, `test`
@@ -135,6 +161,7 @@ func readStreams(ctx context.Context, opts *readOptions, p *prepared, states *se
 		Prefetch: f.prefetch, Workers: f.concurrency, FailFast: f.failFast,
 		Protocol: opts.protocol, Missing: opts.missing, ConfigAsGiven: opts.configAsGiven,
 		Observer: prog, Report: readReport(opts.io, f.quiet, prog), CheckSchema: f.checkSchema,
+		FilesDir: opts.filesDir,
 	})
 	switch {
 	case err != nil:

@@ -172,11 +172,15 @@ func TestRecordReplayEveryDefinition(t *testing.T) {
 		name := filepath.Base(file)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			rec := recordDemo(t, name)
+			var files []string
+			if name == "file-uploader.yaml" {
+				files = []string{"--files-dir", t.TempDir()} // its downloads are recorded too
+			}
+			rec := recordDemo(t, name, files...)
 			if rec.live.Stdout == "" {
 				t.Fatal("the recorded read wrote no record")
 			}
-			replay := runCLI(t, "", "read", rec.def, "--replay", rec.har)
+			replay := runCLI(t, "", append([]string{"read", rec.def, "--replay", rec.har}, files...)...)
 			if replay.Code != 0 || strings.Contains(replay.Stderr, "error") {
 				t.Fatalf("replay: exit %d\n%s", replay.Code, replay.Stderr)
 			}

@@ -23,7 +23,7 @@ func TestValidateGolden(t *testing.T) {
 		{"unknown_top_level.yaml", []string{"missing-field", "unknown-field"}},
 		{"missing_field.yaml", []string{"missing-field", "missing-field"}},
 		{"type_error.yaml", []string{"type", "type"}},
-		{"unsupported.yaml", []string{"unsupported-component", "unsupported-component"}},
+		{"unsupported.yaml", []string{"unsupported-component"}},
 		{"python_component.yaml", []string{"python-component", "python-component"}},
 		{"template_error.yaml", []string{"template", "template"}},
 		{"template_variable.yaml", []string{"template", "template"}},

@@ -100,6 +100,7 @@ func StreamOf(s *manifest.Stream, cursorField string, allowCatalogCursor bool) S
 		st.DefaultCursorField = []string{cursorField}
 	}
 	st.SourceDefinedPrimaryKey = s.PrimaryKeyPaths()
+	st.IsFileBased = s.Files != nil // a stream with a file_uploader, as the CDK says it
 	return st
 }
 

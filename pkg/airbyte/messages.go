@@ -235,7 +235,22 @@ func (e Encoder) AppendRecord(b, prefix []byte, rec record.Record) ([]byte, erro
 	b = b[:n+len(dropTopNulls(b[n:]))]
 	b = append(b, `,"emitted_at":`...)
 	b = strconv.AppendInt(b, e.Now().UnixMilli(), 10)
+	if f := rec.File; f != nil {
+		b = AppendFileReference(append(b, `,"file_reference":`...), f)
+	}
 	return append(b, "}}\n"...), nil
+}
+
+// AppendFileReference appends a record's file_reference object, its fields in the
+// protocol's order.
+func AppendFileReference(b []byte, f *record.FileRef) []byte {
+	b = append(b, `{"staging_file_url":`...)
+	b = appendString(b, f.StagingFileURL)
+	b = append(b, `,"source_file_relative_path":`...)
+	b = appendString(b, f.SourceFileRelativePath)
+	b = append(b, `,"file_size_bytes":`...)
+	b = strconv.AppendInt(b, f.FileSizeBytes, 10)
+	return append(b, '}')
 }
 
 // appendMessage appends m encoded as one line, without HTML escaping; on an error b keeps

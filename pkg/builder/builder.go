@@ -121,6 +121,7 @@ func TestRead(ctx context.Context, s *session.Session, stream string, o Options)
 	ro.StateOf = o.StateOf
 	ro.TestRead = &run.TestLimits{Pages: lim.PagesPerSlice, Slices: lim.Slices, JobMinutes: testReadJobMinutes}
 	ro.Prefetch = 1
+	ro.Files = &run.Files{Builder: true}
 	if err := run.CheckState(ro, found); err != nil {
 		return nil, &session.InvalidError{Err: fmt.Errorf("the state: %w", err)}
 	}

@@ -58,6 +58,12 @@ func (d *Decoder) Open(body []byte) *Values {
 	return &Values{v: v, err: err}
 }
 
+// OpenReader starts reading a body from r (a body spooled to disk), as Open does.
+func (d *Decoder) OpenReader(r io.Reader) *Values {
+	v, err := d.open(d.m, input{r: r})
+	return &Values{v: v, err: err}
+}
+
 // Next returns the next value as JSON text, or io.EOF after the last. An error names where
 // in the body it is.
 func (vs *Values) Next() ([]byte, error) {
@@ -125,6 +131,7 @@ func init() {
 		manifest.XMLDecoder:       xmlDecoder,
 		manifest.GzipDecoder:      gzipDecoder,
 		manifest.ZipfileDecoder:   zipDecoder,
+		manifest.ResponseToFile:   toFileDecoder,
 	}
 }
 

@@ -190,6 +190,8 @@ func (s *Server) route(w *recorder, r *http.Request) {
 		s.quota(w, r)
 	case strings.HasPrefix(p, "/v1/errors/"):
 		s.errorHelpers(w, r)
+	case strings.HasPrefix(p, "/v1/") && isFilesPath(p):
+		s.files(w, r)
 	case strings.HasPrefix(p, "/v1/") && isJobPath(p):
 		s.reportJobs(w, r)
 	case strings.HasPrefix(p, "/v1/") && strings.Count(p, "/") == 3 && strings.HasSuffix(p, "/tables"):
@@ -320,6 +322,8 @@ Quota:    GET /v1/quota/rate_limit (a quota token's calls left; costs none)
 Jobs:     POST /v1/{area}/jobs {"country":"SE"[,"polls":2][,"fail":true]}
           GET /v1/{area}/jobs/{id}   GET /v1/{area}/jobs/{id}/files/{n}
           DELETE /v1/{area}/jobs/{id} (or POST /v1/{area}/jobs/{id}/delete)
+Files:    GET /v1/{area}/exports/authors.csv[?gzip=true]
+          GET /v1/{area}/attachments   GET /v1/{area}/attachments/{id}/content
 Errors:   /v1/errors/status/{code}  /v1/errors/not-json  /v1/errors/flaky?key=K&failures=N
 
 See pkg/demoapi/README.md for parameters and credentials.

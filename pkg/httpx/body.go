@@ -5,11 +5,16 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
+
+	"connector/pkg/diag"
 )
 
 // DefaultMaxBody is the largest response body read when Client.MaxBody is 0: 256 MiB,
@@ -228,4 +233,79 @@ func ParseSize(s string) (int64, error) {
 		return 0, errors.New("out of range: a size is from 1 byte to 4 EiB")
 	}
 	return int64(n), nil
+}
+
+// sink hands the body of res to req.Sink as it arrives: decoded from its Content-Encoding
+// and cut at the body limit, so that a download never sits in memory. A failure of the
+// network is a *NetError that the error handler may retry (the next attempt's Sink starts
+// over); a body over the limit, or one the Sink could not take, is not retried.
+func (c *Client) sink(req *Request, res *http.Response, actx context.Context, timeout time.Duration,
+	fail func(permanent bool, format string, args ...any) *NetError) (*Response, *NetError) {
+	limit := c.BodyLimit()
+	src := &netBody{r: res.Body}
+	var r io.Reader = src
+	size := res.ContentLength
+	decoded := false
+	if enc := strings.ToLower(strings.TrimSpace(res.Header.Get("Content-Encoding"))); enc != "" && !res.Uncompressed {
+		dr, err := Decoder(enc, src)
+		switch {
+		case err == io.EOF && src.err == nil:
+			r = strings.NewReader("") // an empty body: nothing to decode
+		case err != nil && src.err == nil:
+			return nil, fail(false, "%d %s, but the %s body cannot be decoded: %v", res.StatusCode, http.StatusText(res.StatusCode), enc, err)
+		case dr != nil:
+			r, size, decoded = dr, -1, true
+		}
+	}
+	tooLarge := func() *NetError {
+		ne := fail(true, "a body larger than %s (--max-body raises the limit)", FormatSize(limit))
+		ne.Answered = res.StatusCode
+		return ne
+	}
+	if size > limit {
+		return nil, tooLarge()
+	}
+	lr := &limitedBody{r: r, left: limit}
+	n, err := req.Sink(lr)
+	switch {
+	case lr.over:
+		return nil, tooLarge()
+	case src.err != nil:
+		ne := c.netError(req, actx, src.err, timeout)
+		if !ne.Timeout {
+			ne.Err = c.Redactor.String(fmt.Sprintf("%d %s, but the body was cut short after %d bytes (%s)",
+				res.StatusCode, http.StatusText(res.StatusCode), src.n, cleanURLError(src.err)))
+		} else {
+			ne.Err = fmt.Sprintf("the body did not complete within %s", diag.Duration(timeout))
+			ne.Detail = fmt.Sprintf("%d %s, %d bytes of the body received; --timeout waits longer", res.StatusCode, http.StatusText(res.StatusCode), src.n)
+		}
+		return nil, ne
+	case err != nil:
+		return nil, fail(true, "%d %s, but the body could not be kept: %v", res.StatusCode, http.StatusText(res.StatusCode), err)
+	}
+	if decoded {
+		res.Header.Del("Content-Encoding")
+		res.Header.Del("Content-Length")
+	}
+	return &Response{Status: res.StatusCode, Header: res.Header, Body: []byte{}, Sunk: n, URL: res.Request.URL.String()}, nil
+}
+
+// limitedBody reads r and fails, noting it, once more than left bytes came.
+type limitedBody struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		l.over = true
+		return 0, errTooLarge
+	}
+	return n, err
 }

@@ -59,6 +59,13 @@ type Request struct {
 	// Signer, when set, signs every attempt of the request and hears every response (an
 	// authenticator that picks its credential per attempt).
 	Signer Signer
+	// Sink, when set, takes the body of a 2xx response in place of Response.Body, as it
+	// arrives (a file downloaded to disk, never held in memory), decoded from its
+	// Content-Encoding and cut at the body limit (a longer one fails the request, never
+	// retried). It is called once per attempt that is answered 2xx, and says how many
+	// bytes it took; when the attempt fails after it (the network cut the body short), the
+	// next attempt's call starts over. Other statuses are read into Response.Body as usual.
+	Sink func(body io.Reader) (int64, error)
 }
 
 // Signer is an authenticator that chooses the credential of each attempt once the request
@@ -87,6 +94,8 @@ type Response struct {
 	Body   []byte
 	// URL is the URL finally answered (after redirects).
 	URL string
+	// Sunk is the size of a body that Request.Sink took (Body is then empty).
+	Sunk int64
 	// Ignored is set when the error handler said IGNORE: the response yields no records
 	// and ends the stream's pagination. Reason says why, for traces.
 	Ignored bool
@@ -478,7 +487,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			if err != nil {
 				ex.Err = err.Error()
 			} else {
-				ex.Status, ex.Size = resp.Status, len(resp.Body)
+				ex.Status, ex.Size = resp.Status, len(resp.Body)+int(resp.Sunk)
 				ex.RespHeader, ex.RespBody = resp.Header, resp.Body
 			}
 			if retrying {
@@ -683,6 +692,9 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 	}
 	defer res.Body.Close()
 	limit := c.BodyLimit()
+	if req.Sink != nil && res.StatusCode/100 == 2 {
+		return c.sink(req, res, actx, timeout, fail)
+	}
 	data, decoded, src, err := readResponse(res, req.Buffer, limit)
 	switch {
 	case errors.Is(err, errTooLarge):

@@ -165,8 +165,15 @@ func (l *loader) asyncRetriever(c *comp, s *Stream, auth *streamAuth, depth int)
 		a.TargetPath, ok = l.dpath(n, c.fieldPath("download_target_extractor"), c.params, ok)
 	}
 	var downloadPath []*template.Template
+	var toFile *Decoder
 	if n := c.get("download_extractor"); !isEmpty(n) {
-		downloadPath, ok = l.dpath(n, c.fieldPath("download_extractor"), c.params, ok)
+		if extractorType(n) == ResponseToFile {
+			if ec, cok := l.component(n, c.fieldPath("download_extractor"), c.params, "DpathExtractor"); cok {
+				toFile = l.toFileExtractor(ec)
+			}
+		} else {
+			downloadPath, ok = l.dpath(n, c.fieldPath("download_extractor"), c.params, ok)
+		}
 	}
 	if n := c.require("status_mapping"); n != nil {
 		a.Statuses, ok = l.statusMapping(n, c.fieldPath("status_mapping"), c.params, ok)
@@ -203,6 +210,10 @@ func (l *loader) asyncRetriever(c *comp, s *Stream, auth *streamAuth, depth int)
 			dst = &a.FailedRetryWait
 		}
 		l.tmpl(v, c.fieldPath(f), f, sizeVars, dst)
+	}
+	if toFile != nil {
+		// The extractor reads the downloads itself, whatever download_decoder says.
+		a.DownloadDecoder = toFile
 	}
 	if sel := c.require("record_selector"); sel != nil {
 		// The CDK's AsyncRetriever filters, transforms and normalizes with its

@@ -274,7 +274,10 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 			incOK = false
 		}
 	}
-	l.unsupportedValue(c.get("file_uploader"), c.fieldPath("file_uploader"), "FileUploader")
+	filesOK := true
+	if fu := c.get("file_uploader"); !isEmpty(fu) {
+		filesOK = l.fileUploader(fu, c.fieldPath("file_uploader"), c.params, s)
+	}
 	migrations, migOK := l.stateMigrations(c.get("state_migrations"), c.fieldPath("state_migrations"), c.params)
 	if sl := c.get("schema_loader"); sl != nil && sl.Kind != yaml.MappingNode && sl.Kind != yaml.SequenceNode && !isRefString(sl) {
 		l.at(sl, c.fieldPath("schema_loader"), diag.CodeType, fmt.Sprintf("`schema_loader` must be a mapping or a list, not %s", kindName(sl)), "")
@@ -286,7 +289,7 @@ func (l *loader) streamAt(n *yaml.Node, path string, parent *params, depth int) 
 		return nil, name
 	}
 	auth := &streamAuth{name: s.Name, path: path}
-	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) || !incOK || !migOK {
+	if !l.retriever(rn, c.fieldPath("retriever"), c.params, s, auth, depth) || !incOK || !migOK || !filesOK {
 		return nil, name
 	}
 	if s.StateMigrations = migrations; !l.migrationsFit(s, migrations, c.fieldPath("state_migrations")) {
@@ -418,6 +421,10 @@ func (l *loader) retriever(n *yaml.Node, path string, parent *params, s *Stream,
 		s.Paginator = l.paginator(pn, c.fieldPath("paginator"), c.params, &uses)
 	}
 	l.checkPaginatedDecoder(c, s.Decoder, s.Paginator)
+	if s.Selector != nil && s.Selector.ToFile != nil {
+		// The extractor reads the body itself; the decoder serves the paginator alone.
+		s.Decoder = s.Selector.ToFile
+	}
 	l.conflicts = append(l.conflicts, uses)
 	if pr := s.PaginationReset; pr != nil && pr.Records > 0 && !isEmpty(mapGet(c.get("record_selector"), "record_filter")) {
 		// The CDK refuses to build such a retriever: the count would not see the records
@@ -807,6 +814,8 @@ func (l *loader) selector(n *yaml.Node, path string, parent *params) *Selector {
 		switch {
 		case !ok:
 			good = false
+		case ec.typ == ResponseToFile:
+			sel.ToFile = l.toFileExtractor(ec)
 		case ec.typ != "DpathExtractor":
 			l.unsupported(en, ec.path, ec.typ, "extractor")
 			good = false

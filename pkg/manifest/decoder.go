@@ -40,6 +40,9 @@ type Decoder struct {
 	Delimiter rune
 	// SetValuesToNone lists the CSV cell texts that become null.
 	SetValuesToNone []string
+	// PreserveNA is a ResponseToFileExtractor's preserve_na_values: only empty cells are
+	// null, not pandas' other missing-value texts ("NA", "null", …).
+	PreserveNA bool
 	// Inner decodes what a GzipDecoder decompresses or what each file of a ZipfileDecoder
 	// holds (JsonDecoder, JsonlDecoder, CsvDecoder or GzipDecoder).
 	Inner *Decoder

@@ -40,7 +40,6 @@ func TestDiagnostics(t *testing.T) {
 			{at: "12:23", code: diag.CodeType, msg: "`field_path` must be a list, not a string"},
 		}},
 		{"unsupported.yaml", []want{
-			{at: "6:7", code: diag.CodeUnsupported, msg: "ResponseToFileExtractor is not supported yet (extractor)"},
 			{at: "28:13", code: diag.CodeUnsupported, msg: "RecordExpander is not supported yet (record_expander)"},
 		}},
 		{"python_component.yaml", []want{

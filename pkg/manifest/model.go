@@ -111,6 +111,8 @@ type Stream struct {
 	// Group is the stream group the stream is in ("" for none): no other stream of the
 	// group is read while it is (groups.go).
 	Group string
+	// Files is the stream's file_uploader (files.go), nil without one.
+	Files *FileUploader
 }
 
 // PrimaryKeyPaths is the primary key as a list of field paths, as the Airbyte catalog
@@ -184,6 +186,9 @@ type Selector struct {
 	// Normalization is schema_normalization: NormalizationNone or NormalizationDefault
 	// (cast the record's values to the stream's Schema, pkg/normalize).
 	Normalization string
+	// ToFile is set when the extractor is a ResponseToFileExtractor (files.go): the
+	// retriever then reads its bodies with it, and FieldPath is empty.
+	ToFile *Decoder
 }
 
 // Authenticator types, as written in definitions.

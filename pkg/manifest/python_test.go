@@ -36,11 +36,11 @@ func TestPythonComponents(t *testing.T) {
 			"    retriever:\n      requester:\n        url_base: http://x\n        error_handler: {backoff_strategies: [{type: CustomBackoffStrategy, class_name: source_x.components.B}]}\n" +
 				"      record_selector: {extractor: {field_path: []}}\n",
 			[]want{{"7:46", "CustomBackoffStrategy runs Python code (backoff_strategies)", "class_name: source_x.components.B — " + pythonHint, "CustomBackoffStrategy"}}},
-		{"Python inside a component not supported yet: both are said",
+		{"Python inside a file_uploader that lacks its requester: both are said",
 			"    retriever: {requester: {url_base: http://x}, record_selector: {extractor: {field_path: []}}}\n" +
 				"    file_uploader:\n      type: FileUploader\n      download_target_extractor: {type: CustomRecordExtractor, class_name: source_x.components.E}\n",
 			[]want{
-				{"6:7", "FileUploader is not supported yet (file_uploader)", "", "FileUploader"},
+				{"6:7", "FileUploader is missing the required field `requester`", "", ""},
 				{"7:34", "CustomRecordExtractor runs Python code (download_target_extractor)", "class_name: source_x.components.E — " + pythonHint, "CustomRecordExtractor"},
 			}},
 	}

@@ -3,11 +3,13 @@ package output
 import (
 	"io"
 
+	"connector/pkg/airbyte"
 	"connector/pkg/record"
 )
 
 // envelopeOutput is the envelope format: each record in an object that names its stream,
-// {"stream":"books","data":{…}}, and nothing else on stdout.
+// {"stream":"books","data":{…}}, with where its file went when a file_uploader downloaded
+// one ("file_reference", as in the Airbyte protocol), and nothing else on stdout.
 type envelopeOutput struct {
 	*writer
 	recordsOnly
@@ -28,6 +30,9 @@ func (*envelopeOutput) appendRecord(b, prefix []byte, rec record.Record) ([]byte
 	b, err := rec.AppendJSON(append(b, prefix...))
 	if err != nil {
 		return nil, err
+	}
+	if rec.File != nil {
+		b = airbyte.AppendFileReference(append(b, `,"file_reference":`...), rec.File)
 	}
 	return append(b, "}\n"...), nil
 }

@@ -62,6 +62,22 @@ type Env struct {
 	Sleep     func(ctx context.Context, d time.Duration) error
 	Redactor  *redact.Redactor
 	UserAgent string
+	// StagingDir is where the files of streams with a file_uploader go, as the CDK's
+	// get_files_directory picks it (see StagingDir); made when a stream read needs it.
+	StagingDir string
+}
+
+// StagingDir is the CDK's files folder: AIRBYTE_STAGING_DIRECTORY (default /staging/files)
+// when that folder exists, else /tmp/airbyte-file-transfer. getenv looks a variable up.
+func StagingDir(getenv func(string) (string, bool), exists func(string) bool) string {
+	dir, ok := getenv("AIRBYTE_STAGING_DIRECTORY")
+	if !ok {
+		dir = "/staging/files"
+	}
+	if exists(dir) {
+		return dir
+	}
+	return "/tmp/airbyte-file-transfer"
 }
 
 // command is the state of one Run.
@@ -249,6 +265,12 @@ func (c *command) read(ctx context.Context, s *session.Session) error {
 			return c.fail(starting+err.Error(), "")
 		}
 		s.Streams = append(s.Streams, st)
+		if st.Files != nil && spec.FilesDir == "" && c.env.StagingDir != "" {
+			if err := os.MkdirAll(c.env.StagingDir, 0o755); err != nil {
+				return c.fail(starting+err.Error(), "")
+			}
+			spec.FilesDir = c.env.StagingDir
+		}
 	}
 	res, err := s.Read(ctx, spec)
 	var ie *session.InvalidError

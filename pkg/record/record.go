@@ -21,6 +21,19 @@ type Record struct {
 	Raw []byte
 	// Object is a record a transformation edited.
 	Object *Object
+	// File is where the record's file was written (a stream's file_uploader); nil: none.
+	File *FileRef
+}
+
+// FileRef is where the file of a record went, as the Airbyte protocol's
+// AirbyteRecordMessageFileReference says it.
+type FileRef struct {
+	// StagingFileURL is the file's absolute path.
+	StagingFileURL string
+	// SourceFileRelativePath is its path under the files folder: the stream's folder, then
+	// its name.
+	SourceFileRelativePath string
+	FileSizeBytes          int64
 }
 
 // AppendJSON appends the record's JSON text to dst: Raw as it is, Object encoded.

@@ -29,7 +29,12 @@ const decodedBatch = 1000
 // read as `response` is what the CDK's decoder yields first: the document for XmlDecoder,
 // an empty mapping for a streamed decoder (a GzipDecoder of JSON).
 func (r *sliceReader) openDecoded(p *fetched) (*parsed, error) {
-	pg := &parsed{Page: &extract.Page{}, values: r.st.dec.Open(p.resp.Body)}
+	pg := &parsed{Page: &extract.Page{}}
+	if p.spool != nil && p.spool.f != nil {
+		pg.values = r.st.dec.OpenReader(p.spool.f)
+	} else {
+		pg.values = r.st.dec.Open(p.resp.Body)
+	}
 	if !r.st.want.Body {
 		return pg, nil
 	}
@@ -98,12 +103,18 @@ func (r *sliceReader) emitAll(pg *parsed, p *fetched) (emitted int, limit Limit,
 				return emitted, Limit{}, false, r.decodeError(p, pg, err)
 			}
 		}
-		left := want.MaxRecords - pg.count
-		if left <= 0 {
-			return emitted, Limit{}, false, r.decodeError(p, pg, &extract.TooManyRecordsError{Max: want.MaxRecords})
-		}
 		w := want
-		w.MaxRecords = left
+		if p.spool == nil || keep {
+			left := want.MaxRecords - pg.count
+			if left <= 0 {
+				return emitted, Limit{}, false, r.decodeError(p, pg, &extract.TooManyRecordsError{Max: want.MaxRecords})
+			}
+			w.MaxRecords = left
+		} else {
+			// A body read from disk whose records are not kept: nothing grows with their
+			// number, so it is not bounded.
+			w.MaxRecords = 1 << 30
+		}
 		ex, err := extract.Parse(v, p.path, w)
 		if err != nil {
 			return emitted, Limit{}, false, r.decodeError(p, pg, err)

@@ -18,7 +18,7 @@ func TestHelperOptions(t *testing.T) {
 	}
 	reset := map[string]any{
 		"Out": nil, "Warn": nil, "MaxSlices": 0, "MaxPages": 0, "MaxRecords": 0,
-		"Prefetch": 1, "Overlap": false, "StateOf": nil, "Checkpoint": nil,
+		"Prefetch": 1, "Overlap": false, "StateOf": nil, "Checkpoint": nil, "Files": nil,
 	}
 	var o Options
 	v := reflect.ValueOf(&o).Elem()

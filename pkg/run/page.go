@@ -20,8 +20,9 @@ import (
 // (Reset: from the slice's first page; orig is the slice as the stream made it).
 func (r *sliceReader) handle(p *fetched, guard *repeatGuard, orig *slice.Slice) (next any, end End, err error) {
 	req, resp := p.req, p.resp
+	defer p.spool.close()
 	ev := PageEvent{Stream: r.st.s.Name, Slice: r.sv.s, Method: req.Method, URL: req.URL, Status: resp.Status,
-		Size: len(resp.Body), TokenBefore: p.token, Lazy: p.lazy}
+		Size: len(resp.Body) + int(resp.Sunk), TokenBefore: p.token, Lazy: p.lazy}
 	if resp.Ignored && p.parts == nil {
 		// The error handler said IGNORE: no records, and the slice ends here.
 		r.res.pages++
@@ -301,11 +302,33 @@ func (r *sliceReader) accept(rec *extract.Record, obj *record.Object) (ok bool, 
 			return false, err
 		}
 	}
+	out := record.Record{Raw: rec.Raw}
 	if obj != nil {
-		r.batch = append(r.batch, record.Record{Object: obj})
-	} else {
-		r.batch = append(r.batch, record.Record{Raw: rec.Raw})
+		out = record.Record{Object: obj}
 	}
+	if r.st.files {
+		// The record's file is downloaded before the record is emitted, as the CDK's
+		// record selector does.
+		if out.File, err = r.upload(out); err != nil {
+			// The records accepted before it are written, as the CDK has emitted them.
+			if ferr := r.flushBatch(); ferr != nil {
+				return false, ferr
+			}
+			return false, err
+		}
+		if r.st.o.Files.Builder {
+			// The Builder's records say where their file would go.
+			obj := out.Object
+			if obj == nil {
+				obj, _ = record.Shallow(out.Raw)
+			}
+			if obj != nil {
+				obj.Set("source_file_relative_path", out.File.SourceFileRelativePath)
+				out = record.Record{Object: obj, File: out.File}
+			}
+		}
+	}
+	r.batch = append(r.batch, out)
 	if len(r.shown) < r.st.o.ShowRecords {
 		text, err := r.batch[len(r.batch)-1].AppendJSON(nil)
 		if err != nil {

@@ -46,6 +46,9 @@ type fetched struct {
 	// parts are the requests of a QueryProperties page, one per property chunk
 	// (queryprops.go); req and resp are the last one's.
 	parts []part
+	// spool holds the body on disk, for a stream whose extractor reads whole files
+	// (spool.go); nil: the body is resp.Body.
+	spool *spool
 }
 
 // fetcher is the goroutine that sends a stretch of requests: it starts at one token and ends
@@ -128,11 +131,18 @@ func (r *sliceReader) launch(ctx context.Context, token any, first bool, prevURL
 		}
 	}
 	p.req, p.path = req, path
+	if r.st.spools {
+		p.spool = &spool{}
+		req.Sink = p.spool.take
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	p.cancel = cancel
 	go func() {
 		defer close(p.done)
 		p.resp, p.err = r.st.send(sctx, req)
+		if p.err != nil {
+			p.spool.close() // the body of a failed attempt is of no use
+		}
 	}()
 	return p
 }
@@ -168,6 +178,7 @@ func (r *sliceReader) stop(f *fetcher, why Discard) {
 		if p.cancel != nil {
 			p.cancel()
 		}
+		p.spool.close()
 		n++
 		if r.st.o.Observer == nil || p.req == nil {
 			continue
@@ -175,7 +186,7 @@ func (r *sliceReader) stop(f *fetcher, why Discard) {
 		ev := PageEvent{Stream: r.st.s.Name, Slice: r.sv.s, Number: r.page + n, Method: p.req.Method, URL: p.req.URL,
 			TokenBefore: p.token, End: Discarded, Discard: why}
 		if p.resp != nil {
-			ev.Status, ev.Size, ev.Discard.Answered = p.resp.Status, len(p.resp.Body), true
+			ev.Status, ev.Size, ev.Discard.Answered = p.resp.Status, len(p.resp.Body)+int(p.resp.Sunk), true
 		}
 		r.st.o.Observer.Page(ev)
 	}

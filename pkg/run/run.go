@@ -160,6 +160,9 @@ type Options struct {
 	// from Auth's in the credentials it sends (one method, other values: a project token
 	// for some streams, an account token for others); nil: Auth for every requester.
 	AuthFor func(a *manifest.Authenticator) (auth.Authenticator, error)
+	// Files is where the files of streams with a file_uploader go (nil: they are not
+	// downloaded; files.go).
+	Files *Files
 
 	// strategy, when set (tests), replaces the pagination strategy of every stream.
 	strategy paginate.Strategy
@@ -201,6 +204,7 @@ func (o *Options) helper() *Options {
 	h.MaxSlices, h.MaxPages, h.MaxRecords = 0, 0, 0
 	h.Prefetch, h.Overlap = 1, false
 	h.StateOf, h.Checkpoint = nil, nil
+	h.Files = nil // a parent's records feed its child's slices: their files are not wanted
 	return &h
 }
 

@@ -40,6 +40,8 @@ type sliceReader struct {
 	shown [][]byte
 	// resets follows the pagination resets of the slice (reset.go).
 	resets resets
+	// ctx is the read's context, for the requests a record makes (a file download).
+	ctx context.Context
 }
 
 // sliceResult is the outcome of one slice.
@@ -58,6 +60,7 @@ func (st *stream) newSliceReader(sl *slice.Slice, out Emitter, pagesBefore, reco
 // read reads the slice and reports its outcome; an error names the stream, the slice and the
 // page.
 func (r *sliceReader) read(ctx context.Context) sliceResult {
+	r.ctx = ctx
 	readSlice := r.readPages
 	if r.st.s.Async != nil {
 		readSlice = r.readJob

@@ -67,6 +67,13 @@ type stream struct {
 	jobHandlers map[*manifest.Requester]*httpx.Handler
 	// qp is the requester's QueryProperties (nil: none; queryprops.go).
 	qp *queryProps
+	// spools says the stream's pages go to disk as they arrive, to be read from there
+	// (spool.go): its extractor reads whole files (ResponseToFileExtractor).
+	spools bool
+	// files says the stream's files are downloaded (files.go), with fileHandler, the error
+	// handler of the file_uploader's requester (nil: the default).
+	files       bool
+	fileHandler *httpx.Handler
 }
 
 // recordBytes is the share of --max-body each record of a page stands for: a page holds at
@@ -102,6 +109,13 @@ func newStream(o *Options, s *manifest.Stream, parentOf string, in *record.Objec
 	st.pag = pag
 	if st.handler, err = httpx.NewHandler(s.Requester.ErrorHandler, g); err != nil {
 		return nil, err
+	}
+	st.spools = s.Decoder != nil && s.Decoder.Type == manifest.ResponseToFile
+	if s.Files != nil && o.Files != nil {
+		st.files = true
+		if st.fileHandler, err = httpx.NewHandler(s.Files.Requester.ErrorHandler, g); err != nil {
+			return nil, err
+		}
 	}
 	if s.Async != nil {
 		if st.jobHandlers, err = jobHandlers(s.Async, g); err != nil {

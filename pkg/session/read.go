@@ -55,6 +55,9 @@ type ReadSpec struct {
 	// CheckSchema checks every record written against its stream's declared schema and
 	// primary key; each stream's end then reports a SchemaChecked.
 	CheckSchema bool
+	// FilesDir is the folder the files of streams with a file_uploader are downloaded to, a
+	// folder per stream in it ("": they are not downloaded).
+	FilesDir string
 }
 
 // Event is something a person should know about a read: one of the types below.
@@ -212,6 +215,9 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 	}
 	ro.MaxSlices, ro.MaxPages, ro.MaxRecords = spec.MaxSlices, spec.MaxPages, spec.MaxRecords
 	ro.Observer, ro.Prefetch, ro.Overlap, ro.FailFast = spec.Observer, spec.Prefetch, true, spec.FailFast
+	if spec.FilesDir != "" {
+		ro.Files = &run.Files{Dir: spec.FilesDir}
+	}
 	ro.Warn = r.warn
 	ro.Checkpoint = r.checkpoint
 	rctx, stop := context.WithCancel(ctx)
