@@ -1,3 +1,9 @@
+// The browser tests are left out of the race detector's pass: the page's server meets its
+// goroutines in the workspace and server tests, which run under -race, and the DevTools
+// client would cost that pass a race-instrumented build of some sixty protocol packages.
+
+//go:build !race
+
 package dev
 
 import (
