@@ -14,7 +14,7 @@ VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 
 LDFLAGS     := -X connector/cmd.version=$(VERSION)
 SHELL       := bash
 
-.PHONY: help build install release-check test image-test lint fmt-check vet staticcheck unit demo replay fuzz bench bench-go corpus screenshots clean
+.PHONY: help build install release-check test plain-chain race-chain image-test lint fmt-check vet staticcheck unit unit-plain unit-race demo replay fuzz bench bench-go corpus screenshots clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -25,7 +25,21 @@ build: ## build ./connector, its version from git describe
 install: ## go install connector into GOBIN (default: GOPATH/bin), its version from git describe as make build's
 	GOBIN=$(GOBIN) $(GO) install -ldflags "$(LDFLAGS)" .
 
-test: fmt-check vet staticcheck unit ## gofmt check, go vet, staticcheck, every test once, then -race where goroutines meet
+# test runs two chains side by side, which share no build: go vet and then every test,
+# beside staticcheck (its own type-checking) and then the race detector's pass (its own
+# instrumented build). One chain's compiling fills the time the other spends waiting on
+# its tests' servers and clocks; go test prints each package's result whole, so the two
+# outputs mix by package, never within one.
+test: fmt-check ## gofmt check, then go vet and every test once beside staticcheck and the -race pass
+	@$(MAKE) --no-print-directory -j2 plain-chain race-chain
+
+plain-chain:
+	@$(MAKE) --no-print-directory vet
+	@$(MAKE) --no-print-directory unit-plain
+
+race-chain:
+	@$(MAKE) --no-print-directory staticcheck
+	@$(MAKE) --no-print-directory unit-race
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -48,8 +62,12 @@ staticcheck:
 # `go vet` ran on its own before, so the tests do not vet again (-vet=off).
 RACE_PKGS ?= auth budget builder demoapi dev har httpx incremental manifest oauthflow output record run serve session template
 RACE_CMD  ?= Concurren|Prefetch|Async|Budget|Interrupt|Killed|BrokenPipe|Rotation|Replay|Dev
-unit:
+unit: unit-plain unit-race
+
+unit-plain:
 	$(GO) test -count=1 -vet=off ./...
+
+unit-race:
 	$(GO) test -race -count=1 -vet=off $(addprefix ./pkg/,$(RACE_PKGS))
 	$(GO) test -race -count=1 -vet=off -run '$(RACE_CMD)' ./cmd
 
