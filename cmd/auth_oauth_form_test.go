@@ -102,7 +102,8 @@ func TestAirbyteSendsTheFormTokenRequest(t *testing.T) {
 	if res.Code != 0 || !strings.Contains(res.Stdout, `"status":"SUCCEEDED"`) {
 		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
 	}
-	want := "application/x-www-form-urlencoded client_id=app-1&client_secret=s3cr3t-value&grant_type=client_credentials"
+	// The CDK's order: the grant type first (no refresh token with client_credentials).
+	want := "application/x-www-form-urlencoded grant_type=client_credentials&client_id=app-1&client_secret=s3cr3t-value"
 	if got := bodies(); len(got) != 1 || got[0] != want {
 		t.Errorf("token requests %q, want only %q", got, want)
 	}

@@ -399,7 +399,14 @@ func (o *oauth) tokenRequest() (*request.Builder, error) {
 	if o.grant == "refresh_token" {
 		fields = append(fields, [2]string{o.def.RefreshTokenName, o.refreshToken})
 	}
-	fields = append(fields, [2]string{o.def.GrantTypeName, o.grant})
+	grant := [2]string{o.def.GrantTypeName, o.grant}
+	if o.env.FormTokenRequests {
+		// The Airbyte entry point sends the body the CDK sends, field for field: the grant
+		// type first, then the client's id and secret and the refresh token.
+		fields = append([][2]string{grant}, fields...)
+	} else {
+		fields = append(fields, grant)
+	}
 	for _, f := range fields {
 		if f[1] == "" {
 			continue

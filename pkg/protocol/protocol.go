@@ -459,7 +459,8 @@ func Open(def *manifest.Definition, defName, configName string, config []byte, e
 // open opens the session of a protocol command: the config as the testing values, as
 // given (the CDK validates it without filling the spec's defaults), token requests
 // form-encoded as the CDK sends them, rotated tokens kept in memory (the platform stores
-// the config of the CONTROL message).
+// the config of the CONTROL message). discover, like the CDK's, asks no initial access
+// token of a refresh_token_updater: it sends no data request.
 func (c *command) open(def *manifest.Definition, defName string, config []byte) (*session.Session, error) {
 	vals := values.None()
 	if config != nil {
@@ -469,7 +470,9 @@ func (c *command) open(def *manifest.Definition, defName string, config []byte) 
 		}
 	}
 	vals.Noun = "config value"
-	return session.Open(session.Inputs{DefName: defName, Def: def, Values: vals, FormTokenRequests: true}, session.Env{
+	in := session.Inputs{DefName: defName, Def: def, Values: vals, FormTokenRequests: true,
+		NoTokenChecks: c.req.Command == "discover"}
+	return session.Open(in, session.Env{
 		Transport: c.env.Transport, Now: c.env.Now, Sleep: c.env.Sleep, Redactor: c.env.Redactor,
 		Timeout: 60 * time.Second, MaxBody: httpx.DefaultMaxBody, UserAgent: c.env.UserAgent,
 	})

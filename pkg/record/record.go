@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -196,6 +197,10 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return strconv.AppendInt(b, int64(x), 10), nil
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
+	case float64:
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return appendFloat(b, x), nil
+		}
 	case *Object:
 		return x.appendJSON(b)
 	case map[string]any:
@@ -223,6 +228,22 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return nil, fmt.Errorf("cannot encode %T as JSON: %w", v, err)
 	}
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+}
+
+// appendFloat writes a computed number (a template's float) as Python's json writes a float,
+// the CDK's spelling: repr, so an integral value keeps its ".0" (1485302400000.0) and a very
+// large or small one takes an exponent (1e+16, 1.5e-05). Numbers read from an API are
+// json.Number and keep the API's spelling.
+func appendFloat(b []byte, f float64) []byte {
+	if a := math.Abs(f); f != 0 && (a < 1e-4 || a >= 1e16) {
+		return strconv.AppendFloat(b, f, 'e', -1, 64)
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'f', -1, 64)
+	if !bytes.ContainsRune(b[start:], '.') {
+		b = append(b, ".0"...)
+	}
+	return b
 }
 
 // appendString writes s as a JSON string as encoding/json does without HTML escaping: plain

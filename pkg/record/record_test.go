@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -76,7 +77,10 @@ func TestMarshalValues(t *testing.T) {
 		{[]any{}, `[]`},
 		{&Object{}, `{}`},
 		{"tab\tquote\"é\u2028", `"tab\tquote\"é\u2028"`},
-		{float64(100), `100`},
+		// A float (a template's result) in Python's json spelling, as the CDK writes it:
+		// json.dumps([100.0, 1e16, 1.5e-05, 1485302400000.0, 0.1, -0.0]).
+		{float64(100), `100.0`},
+		{[]any{1e16, 1.5e-05, 1485302400000.0, 0.1, math.Copysign(0, -1)}, `[1e+16,1.5e-05,1485302400000.0,0.1,-0.0]`},
 		{int64(-7), `-7`},
 		{false, `false`},
 		{nil, `null`},

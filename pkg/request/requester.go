@@ -40,10 +40,16 @@ func FromRequester(kind string, q *manifest.Requester, scope *Scope) (*Builder, 
 	if err := bodyData(q.BodyData, scope, b, src); err != nil {
 		return nil, err
 	}
-	if err := eachOption(q.BodyJSON, scope, "request_body_json", func(k string, v any) error {
-		return b.SetJSON([]string{k}, v, src)
-	}); err != nil {
-		return nil, err
+	if q.BodyJSON != nil {
+		v, err := RenderBodyJSON(q.BodyJSON, scope)
+		if err != nil {
+			return nil, fmt.Errorf("request_body_json: %w", err)
+		}
+		if err := eachValue(v, "request_body_json", func(k string, v any) error {
+			return b.SetJSON([]string{k}, v, src)
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -265,6 +271,18 @@ func eachValue(v any, field string, set func(k string, v any) error) error {
 // RenderTree renders a request option tree: mappings become ordered objects, entries whose
 // value renders empty (none, undefined or "") are dropped, and values are plain JSON values.
 func RenderTree(t *manifest.Tree, scope *Scope) (any, error) {
+	return renderTree(t, scope, false)
+}
+
+// RenderBodyJSON renders request_body_json as the CDK does: as RenderTree, and then every text
+// a value gives is read as a Python literal when it is one, as the CDK's nested-mapping
+// interpolation reads each of its strings: "[1]" is a list, '[ "ITEM" ]' too, "123" a number,
+// "True" true; "open" and "2024-01-05" stay text.
+func RenderBodyJSON(t *manifest.Tree, scope *Scope) (any, error) {
+	return renderTree(t, scope, true)
+}
+
+func renderTree(t *manifest.Tree, scope *Scope, literals bool) (any, error) {
 	switch t.Kind {
 	case manifest.KindScalar:
 		return t.Scalar, nil
@@ -276,11 +294,16 @@ func RenderTree(t *manifest.Tree, scope *Scope) (any, error) {
 		if template.IsUndefined(v) {
 			return nil, nil
 		}
+		if text, ok := v.(string); ok && literals {
+			if lv, err := template.LiteralEval(text); err == nil {
+				v = lv
+			}
+		}
 		return jsonValue(v), nil
 	case manifest.KindList:
 		out := make([]any, 0, len(t.Items))
 		for _, it := range t.Items {
-			v, err := RenderTree(it, scope)
+			v, err := renderTree(it, scope, literals)
 			if err != nil {
 				return nil, err
 			}
@@ -294,7 +317,7 @@ func RenderTree(t *manifest.Tree, scope *Scope) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			v, err := RenderTree(e.Value, scope)
+			v, err := renderTree(e.Value, scope, literals)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}

@@ -303,6 +303,41 @@ func TestScopeRegistersTheLeavesOfAStructuredValue(t *testing.T) {
 
 // Request option values keep the API's number spelling, and a mapping read from a response
 // body (a lazily decoded object) has its keys in sorted order.
+// The CDK reads each text of request_body_json as a Python literal when it is one (rollbar's
+// "[{{ stream_partition['item_id'] }}]", square's '[ "ITEM" ]'). The body is the one CDK 7.28.2's
+// InterpolatedNestedMapping gives for the same mapping and config:
+// {"regions": ["eu", "us"], "types": ["ITEM"], "number_text": 123, "flag_text": true, "word": "open",
+// "date": "2024-01-05", "status": "open", "counters": [7]}.
+func TestBodyJSONReadsPythonLiterals(t *testing.T) {
+	q := requester(t, `        url_base: https://api.test
+        http_method: POST
+        request_body_json:
+          regions: "['{{ config.region }}', 'us']"
+          types: '[ "ITEM" ]'
+          number_text: "123"
+          flag_text: "True"
+          word: "open"
+          date: "2024-01-05"
+          status: "{{ config.filters.status }}"
+          counters: "[{{ config.count }}]"
+        request_parameters:
+          counters: "[{{ config.count }}]"`)
+	vars := map[string]any{"config": map[string]any{"region": "eu", "filters": map[string]any{"status": "open"}, "count": 7}}
+	b, err := FromRequester("data", q, NewScope(vars, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := build(t, b)
+	want := `{"regions":["eu","us"],"types":["ITEM"],"number_text":123,"flag_text":true,"word":"open","date":"2024-01-05","status":"open","counters":[7]}`
+	if got.Body != want {
+		t.Errorf("body %s\nwant %s", got.Body, want)
+	}
+	// Query parameters keep the text.
+	if got.URL != "https://api.test?counters=%5B7%5D" {
+		t.Errorf("url %s", got.URL)
+	}
+}
+
 func TestRenderTreeValues(t *testing.T) {
 	page, err := extract.Parse([]byte(`{"next":{"b":2,"a":1.50},"data":[]}`), []string{"data"}, extract.Want{Body: true, LazyBody: true})
 	if err != nil {
