@@ -10,7 +10,6 @@ import (
 	"connector/pkg/paginate"
 	"connector/pkg/record"
 	"connector/pkg/slice"
-	"connector/pkg/template"
 	"connector/pkg/transform"
 )
 
@@ -242,7 +241,10 @@ func (sel *selector) keep(value any) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("record_filter: %w", err)
 	}
-	return template.Truthy(v), nil
+	// The CDK's RecordFilter is an InterpolatedBoolean: the rendered text read as a Python
+	// literal, false only for its false values; "False" from a template with text around its
+	// expression drops the record, None keeps it.
+	return transform.ValueTruth(v), nil
 }
 
 // pass filters, transforms and normalizes a record; obj is the record edited (nil: the

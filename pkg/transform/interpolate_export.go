@@ -16,3 +16,14 @@ func Interpolate(t *template.Template, vars map[string]any, valueType string) (a
 func Truth(t *template.Template, vars map[string]any) (bool, error) {
 	return truth(t, vars)
 }
+
+// ValueTruth is Truth for a template already evaluated to v (Template.Eval): a text is read
+// as the CDK reads rendered text (a Python literal where it spells one), None is true, an
+// undefined value false. A record_filter decides with it, without rendering every record's
+// verdict to text.
+func ValueTruth(v any) bool {
+	if s, ok := v.(string); ok {
+		v = readText(s, "")
+	}
+	return valueTruth(v)
+}

@@ -213,26 +213,29 @@ func interpolate(t *template.Template, vars map[string]any, valueType string) (a
 	if err != nil {
 		return nil, err
 	}
+	return readText(text, valueType), nil
+}
+
+// readText is rendered text as the CDK's interpolation returns it: the Python literal it
+// spells, when it spells one of valueType (any type when ""), else the text itself.
+func readText(text, valueType string) any {
 	if text == "" {
-		return "", nil
+		return ""
 	}
 	if !mayBeLiteral(text) {
-		return text, nil
+		return text
 	}
 	if n, ok := plainNumber(text); ok {
 		if !ofType(n, valueType) {
-			return text, nil
+			return text
 		}
-		return jsonValue(n), nil
+		return jsonValue(n)
 	}
 	v, err := template.LiteralEval(text)
-	if err != nil {
-		return text, nil
+	if err != nil || !ofType(v, valueType) {
+		return text
 	}
-	if !ofType(v, valueType) {
-		return text, nil
-	}
-	return jsonValue(v), nil
+	return jsonValue(v)
 }
 
 // mayBeLiteral says whether text could be a Python literal at all: one starts with a digit,
@@ -377,16 +380,21 @@ func truth(t *template.Template, vars map[string]any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	return valueTruth(v), nil
+}
+
+// valueTruth is InterpolatedBoolean's verdict on what the interpolation returned.
+func valueTruth(v any) bool {
 	switch x := v.(type) {
 	case nil:
-		return true, nil
+		return true
 	case string:
 		switch x {
 		case "False", "false", "{}", "[]", "()", "", "0", "0.0":
-			return false, nil
+			return false
 		}
 		// Python's literal_eval reads "set()" as the empty set, which is false too.
-		return strings.TrimRight(strings.TrimLeft(x, " \t"), " \t\n\r\f\v") != "set()", nil
+		return strings.TrimRight(strings.TrimLeft(x, " \t"), " \t\n\r\f\v") != "set()"
 	}
-	return template.Truthy(v), nil
+	return template.Truthy(v)
 }
