@@ -170,8 +170,14 @@ spec:
 // retriever) against api, with a fake clock.
 func asyncRead(t *testing.T, api *jobAPI, extra string, opts ...func(*Options)) ([]string, Result, *jobLog, *fakeClock) {
 	t.Helper()
+	return asyncReadDef(t, context.Background(), api, strings.Replace(asyncDef, "EXTRA\n", extra, 1), opts...)
+}
+
+// asyncReadDef is asyncRead of the definition def (its EXTRA, if any, left out) within ctx.
+func asyncReadDef(t *testing.T, ctx context.Context, api *jobAPI, def string, opts ...func(*Options)) ([]string, Result, *jobLog, *fakeClock) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "def.yaml")
-	if err := os.WriteFile(path, []byte(strings.Replace(asyncDef, "EXTRA\n", extra, 1)), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(strings.Replace(def, "EXTRA\n", "", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	d, diags := manifest.Load(path)
@@ -190,7 +196,7 @@ func asyncRead(t *testing.T, api *jobAPI, extra string, opts ...func(*Options)) 
 	for _, f := range opts {
 		f(o)
 	}
-	res := Stream(context.Background(), o, d.Stream("reports"))
+	res := Stream(ctx, o, d.Stream("reports"))
 	return out.lines, res, log, clock
 }
 

@@ -80,14 +80,25 @@ func readWith(t *testing.T, spec ReadSpec) (string, []string, Outcome) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return readSession(t, s, srv.URL, spec)
+}
+
+// readSession reads s with spec (Out, Report, and State when unset, filled here) and
+// closes it; it returns stdout, the events said as text, and the outcome, base written API
+// in them.
+func readSession(t *testing.T, s *Session, base string, spec ReadSpec) (string, []string, Outcome) {
+	t.Helper()
 	defer s.Close()
-	st, err := OpenState(StateFiles{})
-	if err != nil {
-		t.Fatal(err)
+	if spec.State == nil {
+		st, err := OpenState(StateFiles{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.State = st
 	}
 	var out bytes.Buffer
 	var events []string
-	spec.Out, spec.State, spec.Workers = &out, st, 1
+	spec.Out, spec.Workers = &out, 1
 	spec.Report = func(ev Event) {
 		switch ev := ev.(type) {
 		case StreamEnded:
@@ -107,9 +118,9 @@ func readWith(t *testing.T, spec ReadSpec) (string, []string, Outcome) {
 		t.Fatal(err)
 	}
 	for i := range events {
-		events[i] = strings.ReplaceAll(events[i], srv.URL, "API")
+		events[i] = strings.ReplaceAll(events[i], base, "API")
 	}
-	return strings.ReplaceAll(out.String(), srv.URL, "API"), events, res
+	return strings.ReplaceAll(out.String(), base, "API"), events, res
 }
 
 func TestReadEvents(t *testing.T) {
@@ -151,39 +162,7 @@ func TestReadFailFast(t *testing.T) {
 // naming the failed streams.
 func TestReadProtocol(t *testing.T) {
 	out, _, _ := readWith(t, ReadSpec{Format: "airbyte", Protocol: true, Missing: []string{"nowhere"}})
-	var got []string
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		var m struct {
-			Type  string
-			Log   struct{ Level, Message string }
-			Trace struct {
-				Type   string
-				Error  struct{ Message string }
-				Stream struct {
-					StreamDescriptor struct{ Name string } `json:"stream_descriptor"`
-					Status           string
-				} `json:"stream_status"`
-			}
-			Record struct{ Stream string }
-		}
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("%v: %s", err, line)
-		}
-		switch m.Type {
-		case "LOG":
-			got = append(got, "LOG "+m.Log.Level+" "+m.Log.Message)
-		case "RECORD":
-			got = append(got, "RECORD "+m.Record.Stream)
-		case "TRACE":
-			if m.Trace.Type == "STREAM_STATUS" {
-				got = append(got, "STATUS "+m.Trace.Stream.StreamDescriptor.Name+" "+m.Trace.Stream.Status)
-			} else {
-				got = append(got, "TRACE "+m.Trace.Type+" "+m.Trace.Error.Message)
-			}
-		default:
-			got = append(got, m.Type)
-		}
-	}
+	got := protocolSummary(t, out)
 	text := strings.Join(got, "\n")
 	for _, want := range []string{
 		"LOG INFO Starting syncing\nLOG WARN The stream 'nowhere' in your connection configuration was not found in the source.",
@@ -247,4 +226,52 @@ func TestCheckPlanAndStream(t *testing.T) {
 	if res.Err == nil || !strings.HasPrefix(res.Reason, "404 Not Found from GET ") || res.Schema != nil {
 		t.Errorf("check of gone: %+v", res)
 	}
+}
+
+// protocolSummary says each protocol message of out in a line: "LOG LEVEL MESSAGE",
+// "RECORD STREAM", "STATUS STREAM STATUS [REASON]", "TRACE TYPE MESSAGE", or its type.
+func protocolSummary(t *testing.T, out string) []string {
+	t.Helper()
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m struct {
+			Type  string
+			Log   struct{ Level, Message string }
+			Trace struct {
+				Type   string
+				Error  struct{ Message string }
+				Stream struct {
+					StreamDescriptor struct{ Name string } `json:"stream_descriptor"`
+					Status           string
+					Reasons          []struct {
+						RateLimited struct{} `json:"rate_limited"`
+						Type        string
+					}
+				} `json:"stream_status"`
+			}
+			Record struct{ Stream string }
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch m.Type {
+		case "LOG":
+			got = append(got, "LOG "+m.Log.Level+" "+m.Log.Message)
+		case "RECORD":
+			got = append(got, "RECORD "+m.Record.Stream)
+		case "TRACE":
+			if m.Trace.Type == "STREAM_STATUS" {
+				line := "STATUS " + m.Trace.Stream.StreamDescriptor.Name + " " + m.Trace.Stream.Status
+				for _, r := range m.Trace.Stream.Reasons {
+					line += " " + r.Type
+				}
+				got = append(got, line)
+			} else {
+				got = append(got, "TRACE "+m.Trace.Type+" "+m.Trace.Error.Message)
+			}
+		default:
+			got = append(got, m.Type)
+		}
+	}
+	return got
 }
