@@ -87,6 +87,19 @@ func TestFromRequester(t *testing.T) {
 				Body:   `{"query":"status:open","size":100,"ratio":1.5,"big":12345678901234567890,"nested":{"b":1,"a":[true,null,"x"]},"filters":{"after":"2024-01-01","status":"open"}}`},
 		},
 		{
+			// As the CDK sends calendly's scheduled_events (testdata/cdk-get-body): a GET
+			// carries its request_body_json, with its Content-Type.
+			name: "a GET with a JSON body sends it",
+			yaml: `        url_base: https://api.test
+        path: /scheduled_events
+        http_method: GET
+        request_body_json:
+          sort: start_time:desc`,
+			want: built{Method: "GET", URL: "https://api.test/scheduled_events",
+				Header: http.Header{"Content-Type": {"application/json"}},
+				Body:   `{"sort":"start_time:desc"}`},
+		},
+		{
 			name: "a form body; request options given as one template of a mapping (keys sorted)",
 			yaml: `        url_base: https://api.test
         path: token
