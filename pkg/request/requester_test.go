@@ -230,6 +230,14 @@ func TestScopeRegistersWhatSecretsDetermine(t *testing.T) {
 		{"no secret known", "Basic {{ (config.user ~ ':' ~ config.password) | base64encode }}", nil,
 			"Basic YWxpY2U6cHctczNjcmV0", 0, "Basic YWxpY2U6cHctczNjcmV0"},
 		{"a literal", "plain text", []string{"pw-s3cret"}, "plain text", 0, "plain text"},
+		// None and booleans spell no secret: the word "None" of a missing value (amazon-ads:
+		// a partition's missing time zone) was learned, and every "None" printed as ****.
+		{"a None read from the testing values", "{{ config.get('absent') }}", []string{"pw-s3cret"},
+			"None", 0, "None"},
+		{"a boolean a secret decides", "{{ config.password == 'pw-s3cret' }}", []string{"pw-s3cret"},
+			"True", 0, "True"},
+		{"a None beside a derived value", "{{ {'tz': config.get('absent'), 'sig': config.password | upper} }}", []string{"pw-s3cret"},
+			"{'sig': 'PW-S3CRET', 'tz': None}", 1, "{'sig': '****', 'tz': None}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &redact.Redactor{}
