@@ -31,18 +31,26 @@ func BenchmarkParse(b *testing.B) {
 		name   string
 		pretty bool
 		want   Want
+		path   []string
 	}{
-		{"records", false, Want{}},
-		{"pretty", true, Want{}},
-		{"body", false, Want{Body: true}},
-		{"values", false, Want{Values: true}},
+		{"records", false, Want{}, []string{"data"}},
+		{"pretty", true, Want{}, []string{"data"}},
+		{"body", false, Want{Body: true}, []string{"data"}},
+		{"values", false, Want{Values: true}, []string{"data"}},
+		// A body that is a list of the records, read with an empty path and with a path
+		// followed inside each element.
+		{"toplevel", false, Want{}, nil},
+		{"toplevel-path", false, Want{}, []string{"address"}},
 	} {
 		body := benchPage(tt.pretty)
+		if tt.path == nil || tt.path[0] != "data" {
+			body = body[len(`{"data":`) : len(body)-len(`,"next":"c1000"}`)]
+		}
 		b.Run(tt.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Parse(body, []string{"data"}, tt.want); err != nil {
+				if _, err := Parse(body, tt.path, tt.want); err != nil {
 					b.Fatal(err)
 				}
 			}

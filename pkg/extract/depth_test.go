@@ -181,7 +181,7 @@ func TestMaxRecords(t *testing.T) {
 			}
 		}
 	}
-	_, err := Parse([]byte(`[0,0]`), nil, Want{MaxRecords: 1})
+	_, err := Parse([]byte(`[1,1]`), nil, Want{MaxRecords: 1})
 	if want := "more than 1 records on one page (the record at byte 3 is one too many)"; err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Wildcard is the field path segment that matches every key or index at its level.
@@ -119,13 +121,18 @@ func (e *DepthError) Error() string {
 
 // Parse validates body as one JSON value and extracts the records at path. An empty path
 // selects the whole body. A list found at a path without wildcards yields one record per
-// element; an object yields one record; null or a missing path yields no record. With
-// wildcards, every value matched at the end of the path is one record.
+// element; an object yields one record, unless it is empty; null or a missing path yields
+// no record. With wildcards, every value matched at the end of the path is one record. A
+// body that is a list is read as the CDK's JSON decoder reads it: as a list of bodies, each
+// element one, the path followed inside each.
 func Parse(body []byte, path []string, want Want) (*Page, error) {
 	p := parser{data: body, path: path, want: want}
-	for _, s := range path {
+	for i, s := range path {
 		if s == Wildcard {
 			p.wild = true
+		}
+		if i < 64 && pythonLiteral(s) {
+			p.notKey |= 1 << i
 		}
 	}
 	p.ws()
@@ -143,7 +150,13 @@ func Parse(body []byte, path []string, want Want) (*Page, error) {
 		p.top = &Object{keys: []string{}, spans: map[string]span{}}
 		p.topBase = start
 	}
-	v, err := p.value(0, true, want.Body && !lazy)
+	var v any
+	var err error
+	if p.data[p.pos] == '[' {
+		v, err = p.topList(want.Body)
+	} else {
+		v, err = p.value(0, true, want.Body && !lazy)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +185,13 @@ type parser struct {
 	pos  int
 	path []string
 	wild bool
-	want Want
-	page *Page
+	// notKey has bit i set when path[i] matches no key of an object: the CDK reads every
+	// segment of a field path as a Python literal, and a segment such as 0, 1.5 or True is
+	// then a number or a boolean, which no key of a decoded JSON object equals (it still
+	// indexes a list).
+	notKey uint64
+	want   Want
+	page   *Page
 	// spaced is set when whitespace was skipped inside the value being scanned.
 	spaced bool
 	// slow is set while a value that skip refused is scanned again by the parser.
@@ -273,26 +291,15 @@ func (p *parser) selected(build bool) (any, error) {
 				p.page.Records = make([]Record, 0, n)
 			}
 		}
-		return p.arrayOf(build, func(raw []byte, v any, members []int32) {
-			recs := p.page.Records
-			if cap(recs) == 0 {
-				// Guess from the first record how many follow, so that the slice is made
-				// once rather than grown (a page of the largest size would leave more than
-				// its own size in discarded copies). At most one record per 64 bytes that
-				// remain: a tiny first record before large ones cannot reserve more than
-				// the body's size.
-				left := len(p.data) - p.pos
-				n := min(left/(len(raw)+1), left/64) + 1
-				if p.want.MaxRecords > 0 {
-					n = min(n, p.want.MaxRecords)
-				}
-				recs = make([]Record, 0, n)
-			}
-			p.page.Records = append(recs, Record{Raw: raw, Value: v, Members: members})
-		})
+		return p.arrayOf(build, p.add)
 	}
 	if p.data[p.pos] == 'n' && !p.wild {
 		return p.scalar(build)
+	}
+	if !p.wild && emptyObject(p.data, p.pos) {
+		// An empty object at the end of a path is no record, as in the CDK (which keeps
+		// what it finds only when it is truthy).
+		return p.value(-1, false, build)
 	}
 	if c := p.data[p.pos]; c != '{' && !p.wild {
 		kind := "a number"
@@ -315,14 +322,147 @@ func (p *parser) selected(build bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.page.Records = append(p.page.Records, Record{Raw: raw, Value: recordValue(v, p.want.Values), Members: members})
+	p.add(raw, recordValue(v, p.want.Values), members)
 	return v, nil
 }
 
+// add appends a record to the page.
+func (p *parser) add(raw []byte, v any, members []int32) {
+	recs := p.page.Records
+	if cap(recs) == 0 {
+		// Guess from the first record how many follow, so that the slice is made once
+		// rather than grown (a page of the largest size would leave more than its own size
+		// in discarded copies). At most one record per 64 bytes that remain: a tiny first
+		// record before large ones cannot reserve more than the body's size.
+		left := len(p.data) - p.pos
+		n := min(left/(len(raw)+1), left/64) + 1
+		if p.want.MaxRecords > 0 {
+			n = min(n, p.want.MaxRecords)
+		}
+		recs = make([]Record, 0, n)
+	}
+	p.page.Records = append(recs, Record{Raw: raw, Value: v, Members: members})
+}
+
+// emptyObject says whether d[i:] starts with an object that has no member.
+func emptyObject(d []byte, i int) bool {
+	if i >= len(d) || d[i] != '{' {
+		return false
+	}
+	i = skipWS(d, i+1)
+	return i < len(d) && d[i] == '}'
+}
+
+// topList scans a body that is a list. The CDK's JSON decoder makes each element of such a
+// body a body of its own, and its extractor follows the field path inside each: so a path
+// [] gives the elements (the items of an element that is itself a list), a path ["data"]
+// the records under each element's "data", and a leading wildcard matches the keys of each
+// element, not the elements. An element that is a number, a string or a boolean is a
+// record at an empty path when Python would call it true.
+func (p *parser) topList(build bool) (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	if len(p.path) == 0 && len(p.data)-p.pos > countFirst && p.nest < MaxDepth {
+		// A large list of records is counted first, so that its records are made into a
+		// slice of their number (the elements that turn out to be no record aside).
+		if n, _, ok := countList(p.data, skipWS(p.data, p.pos+1), MaxDepth-p.nest-1); ok {
+			if m := p.want.MaxRecords; m > 0 {
+				n = min(n, m+1)
+			}
+			p.page.Records = make([]Record, 0, n)
+		}
+	}
+	p.pos++ // [
+	var list []any
+	if build {
+		list = []any{}
+	}
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		p.nest--
+		return list, nil
+	}
+	for {
+		p.ws()
+		var v any
+		var err error
+		if c := p.at(); len(p.path) == 0 && c != '{' && c != '[' && c != 'n' {
+			v, err = p.topScalar(build)
+		} else {
+			v, err = p.value(0, true, build)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if build {
+			list = append(list, v)
+		}
+		p.ws()
+		if p.pos >= len(p.data) {
+			return nil, p.errorf("unexpected end of body inside a list")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			p.nest--
+			return list, nil
+		default:
+			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
+		}
+	}
+}
+
+// at is the byte at pos, or 0 at the end of the body.
+func (p *parser) at() byte {
+	if p.pos < len(p.data) {
+		return p.data[p.pos]
+	}
+	return 0
+}
+
+// topScalar scans an element of a top-level list that is a number, a string or a boolean,
+// read with an empty path: a record unless it is false, zero or an empty string.
+func (p *parser) topScalar(build bool) (any, error) {
+	start := p.pos
+	v, err := p.scalar(build || p.want.Values)
+	if err != nil {
+		return nil, err
+	}
+	raw := p.data[start:p.pos]
+	if truthyScalar(raw) {
+		if err := p.roomForRecordAt(start); err != nil {
+			return nil, err
+		}
+		p.add(raw, recordValue(v, p.want.Values), nil)
+	}
+	return v, nil
+}
+
+// truthyScalar says whether the JSON number, string or boolean raw is true to Python.
+func truthyScalar(raw []byte) bool {
+	switch raw[0] {
+	case 'f':
+		return false
+	case 't':
+		return true
+	case '"':
+		return len(raw) > 2
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	return err != nil || f != 0
+}
+
 // roomForRecord says whether the record that starts at pos is within Want.MaxRecords.
-func (p *parser) roomForRecord() error {
+func (p *parser) roomForRecord() error { return p.roomForRecordAt(p.pos) }
+
+// roomForRecordAt says whether the record that starts at offset is within Want.MaxRecords.
+func (p *parser) roomForRecordAt(offset int) error {
 	if m := p.want.MaxRecords; m > 0 && len(p.page.Records) >= m {
-		return &TooManyRecordsError{Max: m, Offset: p.pos}
+		return &TooManyRecordsError{Max: m, Offset: offset}
 	}
 	return nil
 }
@@ -554,7 +694,7 @@ func (p *parser) object(depth int, onPath, build bool) (any, error) {
 		p.pos++
 		p.ws()
 		next := onPath && depth >= 0 && depth < len(p.path) &&
-			(p.path[depth] == Wildcard || keyIs(key, escaped, p.path[depth]))
+			(p.path[depth] == Wildcard || p.notKey&(1<<depth) == 0 && keyIs(key, escaped, p.path[depth]))
 		valueStart := p.pos
 		var k string
 		if next {
@@ -685,10 +825,17 @@ func (p *parser) array(depth int, onPath, build bool) (any, error) {
 		p.nest--
 		return list, nil
 	}
+	// The element the path follows: every one for a wildcard, else the one at the index
+	// the segment reads as (none when it reads as no index).
+	follow, all := -1, false
+	if onPath && depth >= 0 && depth < len(p.path) {
+		if all = p.path[depth] == Wildcard; !all {
+			follow = p.listIndex(p.path[depth])
+		}
+	}
 	for i := 0; ; i++ {
 		p.ws()
-		next := onPath && depth >= 0 && depth < len(p.path) &&
-			(p.path[depth] == Wildcard || p.path[depth] == itoa(i))
+		next := all || i == follow
 		v, err := p.value(depth+1, next, build)
 		if err != nil {
 			return nil, err
@@ -713,11 +860,40 @@ func (p *parser) array(depth int, onPath, build bool) (any, error) {
 	}
 }
 
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
+// listIndex is the index of the list that starts just before pos that the path segment
+// seg selects, or -1, as the CDK indexes a list with a segment read as a Python literal:
+// an integer, a float (its integer part) or a boolean (True is 1); a negative one counts
+// from the end of the list.
+func (p *parser) listIndex(seg string) int {
+	n, err := strconv.Atoi(seg)
+	if err != nil || (len(seg) > 1 && seg[0] == '0') || seg[0] == '+' {
+		// Not a plain index: read it as Python would, when it reads as a number or a boolean.
+		if !pythonLiteral(seg) {
+			return -1
+		}
+		switch t := strings.Trim(seg, " \t"); t {
+		case "True":
+			return 1
+		case "False":
+			return 0
+		case "None":
+			return -1
+		default:
+			f, err := strconv.ParseFloat(t, 64)
+			if err != nil || f >= 1<<31 || f <= -(1<<31) {
+				return -1
+			}
+			n = int(f)
+		}
 	}
-	return fmt.Sprint(i)
+	if n < 0 {
+		count, _, ok := countList(p.data, p.pos, MaxDepth-p.nest)
+		if !ok || count+n < 0 {
+			return -1
+		}
+		n += count
+	}
+	return n
 }
 
 func (p *parser) scalar(build bool) (any, error) {
@@ -743,4 +919,44 @@ func (p *parser) literal(word string, v any) (any, error) {
 	}
 	p.pos += len(word)
 	return v, nil
+}
+
+// pythonLiteral says whether Python's ast.literal_eval reads s as a number, a boolean or
+// None: True, False, None, or a decimal number (optional sign, digits, decimal point,
+// exponent; an integer of several digits may not start with 0), spaces around aside.
+// Other literals (hexadecimal, underscores, containers) are left out: no field path has
+// them.
+func pythonLiteral(s string) bool {
+	s = strings.Trim(s, " \t")
+	switch s {
+	case "True", "False", "None":
+		return true
+	case "":
+		return false
+	}
+	if s[0] == '+' || s[0] == '-' {
+		s = s[1:]
+	}
+	intPart := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	digits, rest := s[:intPart], s[intPart:]
+	frac := 0
+	if strings.HasPrefix(rest, ".") {
+		rest = rest[1:]
+		frac = len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		rest = rest[frac:]
+		if digits == "" && frac == 0 {
+			return false
+		}
+	} else if digits == "" || len(digits) > 1 && digits[0] == '0' && strings.Trim(digits, "0") != "" && !strings.HasPrefix(rest, "e") && !strings.HasPrefix(rest, "E") {
+		return false
+	}
+	if rest != "" && (rest[0] == 'e' || rest[0] == 'E') {
+		rest = strings.TrimLeft(rest[1:], "+-")
+		exp := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if exp == 0 || len(digits)+frac == 0 {
+			return false
+		}
+		rest = rest[exp:]
+	}
+	return rest == ""
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -288,8 +289,40 @@ func checkMembers(t *testing.T, body []byte, path []string, want []Record) {
 
 // referenceRecords is what Parse finds at path in body, a value decoded by encoding/json,
 // each record as canonical JSON; ordered is false when a wildcard went through the members
-// of an object (their order is not in a Go map).
+// of an object (their order is not in a Go map). A body that is a list is a list of bodies,
+// as the CDK's JSON decoder yields them.
 func referenceRecords(body any, path []string) (records []string, ordered bool) {
+	list, ok := body.([]any)
+	if !ok {
+		return pathRecords(body, path)
+	}
+	ordered = true
+	for _, e := range list {
+		switch e := e.(type) {
+		case map[string]any, []any, nil:
+		default:
+			if len(path) == 0 {
+				// A number, a string or a boolean is a record when Python calls it true.
+				if f, err := strconv.ParseFloat(string(asNumber(e)), 64); e != false && e != "" && (err != nil || f != 0) {
+					records = append(records, canonical(e))
+				}
+				continue
+			}
+		}
+		r, o := pathRecords(e, path)
+		records = append(records, r...)
+		ordered = ordered && o
+	}
+	return records, ordered
+}
+
+func asNumber(v any) json.Number {
+	n, _ := v.(json.Number)
+	return n
+}
+
+// pathRecords is what Parse finds at path in a body that is not a list.
+func pathRecords(body any, path []string) (records []string, ordered bool) {
 	ordered = true
 	var matched []any
 	var walk func(v any, path []string)
@@ -305,12 +338,13 @@ func referenceRecords(body any, path []string) (records []string, ordered bool) 
 				for _, e := range v {
 					walk(e, path[1:])
 				}
-			} else if e, ok := v[path[0]]; ok {
+			} else if e, ok := v[path[0]]; ok && !pythonLiteral(path[0]) {
 				walk(e, path[1:])
 			}
 		case []any:
+			at := refIndex(path[0], len(v))
 			for i, e := range v {
-				if path[0] == Wildcard || path[0] == itoa(i) {
+				if path[0] == Wildcard || i == at {
 					walk(e, path[1:])
 				}
 			}
@@ -331,11 +365,43 @@ func referenceRecords(body any, path []string) (records []string, ordered bool) 
 				records = append(records, canonical(e))
 			}
 		case nil:
+		case map[string]any:
+			if len(v) > 0 {
+				records = append(records, canonical(v))
+			}
 		default:
 			records = append(records, canonical(v))
 		}
 	}
 	return records, ordered
+}
+
+// refIndex is the index of a list of n elements that a path segment selects (-1 for
+// none): a segment Python reads as a number or a boolean is that number's integer part,
+// counted from the end when negative; else a plain decimal index.
+func refIndex(seg string, n int) int {
+	t := strings.TrimSpace(seg)
+	if pythonLiteral(seg) {
+		switch t {
+		case "True":
+			return 1
+		case "False":
+			return 0
+		case "None":
+			return -1
+		}
+		f, _ := strconv.ParseFloat(t, 64)
+		if f < 0 {
+			return int(f) + n
+		}
+		return int(f)
+	}
+	if seg == "0" || seg != "" && seg[0] >= '1' && seg[0] <= '9' {
+		if i, err := strconv.Atoi(seg); err == nil {
+			return i
+		}
+	}
+	return -1
 }
 
 // canonical is v as JSON with sorted keys.

@@ -39,7 +39,7 @@ func FuzzShallow(f *testing.F) {
 		if !ok {
 			return
 		}
-		page, err := extract.Parse(append(append([]byte(`[`), data...), ']'), nil, extract.Want{Members: true})
+		page, err := extract.Parse(append(append([]byte(`{"r":[`), data...), ']', '}'), []string{"r"}, extract.Want{Members: true})
 		if err != nil {
 			t.Fatalf("the page parser refuses %q: %v", data, err)
 		}
@@ -217,7 +217,7 @@ func TestShallowAtKeysOfTheLast(t *testing.T) {
 		`{}`,
 		`{"a":{"a":1}}`,
 	} {
-		page, err := extract.Parse([]byte("["+in+"]"), nil, extract.Want{Members: true})
+		page, err := extract.Parse([]byte(`{"r":[`+in+`]}`), []string{"r"}, extract.Want{Members: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,6 +34,9 @@ type Builder struct {
 	owner map[string]string
 	// Signer signs each attempt of the built request (see httpx.Signer).
 	Signer httpx.Signer
+	// overwriter is the source whose second value for a field replaces its first in place
+	// (see Overwriting); empty outside Overwriting.
+	overwriter string
 }
 
 type field struct {
@@ -56,42 +59,75 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("%s %q is set by both %s and %s; remove one of them", e.Place, e.Key, e.First, e.Second)
 }
 
-func (b *Builder) claim(place, key, source string) error {
+// claim records source as the setter of key at place. again is true when the field is
+// already set and source may replace its value (Overwriting).
+func (b *Builder) claim(place, key, source string) (again bool, err error) {
 	k := place + "\x00" + key
 	if place == "header" {
 		k = place + "\x00" + http.CanonicalHeaderKey(key)
 	}
 	if prev, ok := b.owner[k]; ok {
-		return &ConflictError{Place: place, Key: key, First: prev, Second: source}
+		if prev == source && source == b.overwriter {
+			return true, nil
+		}
+		return false, &ConflictError{Place: place, Key: key, First: prev, Second: source}
 	}
 	b.owner[k] = source
-	return nil
+	return false, nil
+}
+
+// Overwriting runs set with one exception to the conflict rule: a field that source sets a
+// second time takes the new value and keeps its place among the fields. Setting options in
+// reverse order this way gives Python's dict(ChainMap(first, ..., last)): the fields in the
+// order of the last mapping's, then the new ones of the one before, and so on, each with the
+// first mapping's value.
+func (b *Builder) Overwriting(source string, set func() error) error {
+	outer := b.overwriter
+	b.overwriter = source
+	defer func() { b.overwriter = outer }()
+	return set()
+}
+
+// put sets key's values in fields: in place when again, else appended.
+func put(fields []field, again, fold bool, key string, values []string) []field {
+	if again {
+		for i := range fields {
+			if fields[i].key == key || fold && strings.EqualFold(fields[i].key, key) {
+				fields[i].values = values
+				return fields
+			}
+		}
+	}
+	return append(fields, field{key, values})
 }
 
 // SetParam adds a query parameter; several values repeat the key.
 func (b *Builder) SetParam(key string, values []string, source string) error {
-	if err := b.claim("request parameter", key, source); err != nil {
+	again, err := b.claim("request parameter", key, source)
+	if err != nil {
 		return err
 	}
-	b.params = append(b.params, field{key, values})
+	b.params = put(b.params, again, false, key, values)
 	return nil
 }
 
 // SetHeader sets a header.
 func (b *Builder) SetHeader(key, value, source string) error {
-	if err := b.claim("header", key, source); err != nil {
+	again, err := b.claim("header", key, source)
+	if err != nil {
 		return err
 	}
-	b.headers = append(b.headers, field{key, []string{value}})
+	b.headers = put(b.headers, again, true, key, []string{value})
 	return nil
 }
 
 // SetForm adds a form-encoded body field.
 func (b *Builder) SetForm(key string, values []string, source string) error {
-	if err := b.claim("body_data field", key, source); err != nil {
+	again, err := b.claim("body_data field", key, source)
+	if err != nil {
 		return err
 	}
-	b.form = append(b.form, field{key, values})
+	b.form = put(b.form, again, false, key, values)
 	return nil
 }
 
@@ -100,7 +136,7 @@ func (b *Builder) SetJSON(path []string, value any, source string) error {
 	if len(path) == 0 {
 		return fmt.Errorf("empty body_json field path from %s", source)
 	}
-	if err := b.claim("body_json field", strings.Join(path, "."), source); err != nil {
+	if _, err := b.claim("body_json field", strings.Join(path, "."), source); err != nil {
 		return err
 	}
 	if b.json == nil {
@@ -124,11 +160,20 @@ func (b *Builder) SetJSON(path []string, value any, source string) error {
 // RequestBodyPlainText): sent as is, without a Content-Type of its own, as the reference
 // sends it.
 func (b *Builder) SetText(body, source string) error {
-	if err := b.claim("body", "text", source); err != nil {
+	if _, err := b.claim("body", "text", source); err != nil {
 		return err
 	}
 	b.text = &body
 	return nil
+}
+
+// HeaderNames lists the headers set, in the order they were first set.
+func (b *Builder) HeaderNames() []string {
+	names := make([]string, len(b.headers))
+	for i, h := range b.headers {
+		names[i] = h.key
+	}
+	return names
 }
 
 // HasParam reports whether a query parameter was added.

@@ -87,6 +87,19 @@ func TestFromRequester(t *testing.T) {
 				Body:   `{"query":"status:open","size":100,"ratio":1.5,"big":12345678901234567890,"nested":{"b":1,"a":[true,null,"x"]},"filters":{"after":"2024-01-01","status":"open"}}`},
 		},
 		{
+			// As the CDK sends calendly's scheduled_events (testdata/cdk-get-body): a GET
+			// carries its request_body_json, with its Content-Type.
+			name: "a GET with a JSON body sends it",
+			yaml: `        url_base: https://api.test
+        path: /scheduled_events
+        http_method: GET
+        request_body_json:
+          sort: start_time:desc`,
+			want: built{Method: "GET", URL: "https://api.test/scheduled_events",
+				Header: http.Header{"Content-Type": {"application/json"}},
+				Body:   `{"sort":"start_time:desc"}`},
+		},
+		{
 			name: "a form body; request options given as one template of a mapping (keys sorted)",
 			yaml: `        url_base: https://api.test
         path: token
@@ -217,6 +230,14 @@ func TestScopeRegistersWhatSecretsDetermine(t *testing.T) {
 		{"no secret known", "Basic {{ (config.user ~ ':' ~ config.password) | base64encode }}", nil,
 			"Basic YWxpY2U6cHctczNjcmV0", 0, "Basic YWxpY2U6cHctczNjcmV0"},
 		{"a literal", "plain text", []string{"pw-s3cret"}, "plain text", 0, "plain text"},
+		// None and booleans spell no secret: the word "None" of a missing value (amazon-ads:
+		// a partition's missing time zone) was learned, and every "None" printed as ****.
+		{"a None read from the testing values", "{{ config.get('absent') }}", []string{"pw-s3cret"},
+			"None", 0, "None"},
+		{"a boolean a secret decides", "{{ config.password == 'pw-s3cret' }}", []string{"pw-s3cret"},
+			"True", 0, "True"},
+		{"a None beside a derived value", "{{ {'tz': config.get('absent'), 'sig': config.password | upper} }}", []string{"pw-s3cret"},
+			"{'sig': 'PW-S3CRET', 'tz': None}", 1, "{'sig': '****', 'tz': None}"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &redact.Redactor{}

@@ -38,10 +38,10 @@ func (s *Scope) Eval(t *template.Template) (any, error) {
 	if serr != nil {
 		// The stand-in broke the template (a secret parsed as a number, say): the whole
 		// result depends on the secret.
-		derive(s.Secrets, v, nil)
+		derive(s.Secrets, v, nil, false)
 		return v, nil
 	}
-	derive(s.Secrets, v, sv)
+	derive(s.Secrets, v, sv, true)
 	return v, nil
 }
 
@@ -75,41 +75,52 @@ func (s *Scope) tainted(t *template.Template) bool {
 	return false
 }
 
-// derive registers the leaves of real that differ from those of shadow (nil: all of real).
-func derive(r *redact.Redactor, real, shadow any) {
+// derive registers the leaves of real that differ from those of shadow; without a shadow
+// (hasShadow false: the template failed on the stand-ins, or the shadow has no such key or
+// element), every leaf of real. A leaf that is None or a boolean is never registered: it
+// cannot spell a secret, and masking the word "None" or "True" would garble every message
+// that holds it (a partition value that is missing, an API status).
+func derive(r *redact.Redactor, real, shadow any, hasShadow bool) {
 	switch x := real.(type) {
+	case nil, bool:
+		return
 	case *record.Object:
 		y, _ := shadow.(*record.Object)
 		for _, k := range x.Keys() {
 			v, _ := x.Get(k)
 			var sv any
+			ok := false
 			if y != nil {
-				sv, _ = y.Get(k)
+				sv, ok = y.Get(k)
 			}
-			derive(r, v, sv)
+			derive(r, v, sv, ok)
 		}
 		return
 	case map[string]any:
 		y, _ := shadow.(map[string]any)
 		for k, v := range x {
-			derive(r, v, y[k])
+			sv, ok := y[k]
+			derive(r, v, sv, ok)
 		}
 		return
 	case []any:
 		y, _ := shadow.([]any)
 		for i, v := range x {
-			var sv any
 			if i < len(y) {
-				sv = y[i]
+				derive(r, v, y[i], true)
+			} else {
+				derive(r, v, nil, false)
 			}
-			derive(r, v, sv)
 		}
 		return
 	}
 	rs := template.ToString(real)
 	ss := ""
-	if shadow != nil {
+	if hasShadow {
 		ss = template.ToString(shadow)
+		if ss == rs {
+			return
+		}
 	}
 	r.Derive(rs, ss)
 }

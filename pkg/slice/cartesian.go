@@ -104,13 +104,18 @@ func chainMap(maps []*record.Object) *record.Object {
 	return out
 }
 
-// Inject puts each child's request options, the first child's winning where two set the
-// same field (ChainMap).
+// Inject puts each child's request options as the CDK merges them (a ChainMap of the
+// children's options): a field two children set takes the first child's value, and the
+// fields come in the order of the last child's options, then the new ones of the child
+// before it, and so on. Children set their options last to first, each replacing a value of
+// a later one.
 func (r *cartesian) Inject(b *request.Builder, sl *Slice) error {
-	for _, child := range r.routers {
-		if err := child.Inject(b, sl); err != nil && !ownConflict(err) {
-			return err
+	return b.Overwriting(source, func() error {
+		for i := len(r.routers) - 1; i >= 0; i-- {
+			if err := r.routers[i].Inject(b, sl); err != nil && !ownConflict(err) {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }

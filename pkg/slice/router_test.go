@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -723,4 +725,71 @@ func TestNewRouterErrors(t *testing.T) {
 	if _, err := NewRouter(&manifest.Router{Type: "CustomPartitionRouter"}, Env{}); err == nil || err.Error() != "partition router CustomPartitionRouter is not supported" {
 		t.Errorf("error = %v", err)
 	}
+}
+
+// The CDK's own request options for a product of six list routers (testdata/cdk-cartesian,
+// made by cartesian.py): query parameters in the order of the last router's first, a
+// parameter two routers set with the first one's value, the partition's keys likewise.
+func TestCartesianRequestOptionsAsCDK(t *testing.T) {
+	r := routerOf(t, `
+- {type: ListPartitionRouter, values: ["https://a.test", "https://b.test"], cursor_field: url, request_option: {type: RequestOption, inject_into: request_parameter, field_name: url}}
+- {type: ListPartitionRouter, values: ["s1"], cursor_field: first, request_option: {type: RequestOption, inject_into: request_parameter, field_name: shared}}
+- {type: ListPartitionRouter, values: ["desktop"], cursor_field: strategy, request_option: {type: RequestOption, inject_into: request_parameter, field_name: strategy}}
+- {type: ListPartitionRouter, values: ["s2"], cursor_field: last, request_option: {type: RequestOption, inject_into: request_parameter, field_name: shared}}
+- {type: ListPartitionRouter, values: ["h1"], cursor_field: h1, request_option: {type: RequestOption, inject_into: header, field_name: X-One}}
+- {type: ListPartitionRouter, values: ["h2"], cursor_field: h2, request_option: {type: RequestOption, inject_into: header, field_name: X-Two}}
+`)
+	router, err := NewRouter(r, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/cdk-cartesian/cartesian.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, line := range strings.Split(strings.TrimSpace(string(golden)), "\n") {
+		v, err := record.Decode([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := v.(*record.Object)
+		part, _ := o.Get("partition")
+		p, _ := record.Marshal(part)
+		params, _ := o.Get("params")
+		var query []string
+		for _, kv := range params.([]any) {
+			pair := kv.([]any)
+			query = append(query, url.QueryEscape(pair[0].(string))+"="+url.QueryEscape(pair[1].(string)))
+		}
+		headers, _ := o.Get("headers")
+		var hs []string
+		for _, kv := range headers.([]any) {
+			pair := kv.([]any)
+			hs = append(hs, pair[0].(string)+": "+pair[1].(string))
+		}
+		want = append(want, string(p)+" https://api.test/items?"+strings.Join(query, "&")+" "+strings.Join(hs, " "))
+	}
+	var got []string
+	for sl, err := range router.Slices(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := request.New("data", "GET", "https://api.test/items")
+		if err := router.Inject(b, sl); err != nil {
+			t.Fatal(err)
+		}
+		req, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := record.Marshal(sl.Partition)
+		// Headers travel in a map: their order is the builder's.
+		var hs []string
+		for _, h := range b.HeaderNames() {
+			hs = append(hs, h+": "+req.Header.Get(h))
+		}
+		got = append(got, string(p)+" "+req.URL+" "+strings.Join(hs, " "))
+	}
+	equal(t, "CDK's slices and request options", got, want)
 }
