@@ -250,6 +250,8 @@ var baseURLLine = regexp.MustCompile(`(?m)^base_url: .*$`)
 var (
 	// dateValue is a Date header's value in a StreamRead's JSON.
 	dateValue = regexp.MustCompile(`"Date":\s*"[^"]*"`)
+	// quotaReset is the end of a quota window the demo API announces (its clock's minute).
+	quotaReset = regexp.MustCompile(`"X-Ratelimit-Reset":\s*"[^"]*"`)
 	// expiresAt is the expiry a token endpoint answers (an hour from its clock), within a
 	// response's body written as a JSON string.
 	expiresAt = regexp.MustCompile(`\\"expires_at\\":\\"[^\\"]*\\"`)
@@ -262,6 +264,7 @@ var (
 // the API's URL, the server's Date and the expiry of a token it issues.
 func sameRunText(s, base string) string {
 	s = dateValue.ReplaceAllString(strings.ReplaceAll(s, base, "http://API"), `"Date":"DATE"`)
+	s = quotaReset.ReplaceAllString(s, `"X-Ratelimit-Reset":"RESET"`)
 	s = expiresAt.ReplaceAllString(s, `\"expires_at\":\"EXPIRY\"`)
 	return expiryDate.ReplaceAllString(s, `"token_expiry_date":"EXPIRY"`)
 }
