@@ -357,6 +357,9 @@ var cdkRuns = []cdkRun{
 	{example: "data-feed", run: "run1", streams: []string{"activity"}},
 	{example: "data-feed", run: "run2", streams: []string{"activity"}},
 	{example: "duplicate-partition", run: "run1", streams: []string{"comments"}, perPartition: true},
+	// Every org × the pipelines of every org: a pipeline slug two orgs share gives the same
+	// partition twice under each org, and the CDK reads it once (buildkite's shape).
+	{example: "duplicate-partition-cartesian", run: "run1", streams: []string{"builds"}, perPartition: true},
 	{example: "epoch-seconds", run: "run1", streams: []string{"events"}},
 	{example: "epoch-seconds", run: "run2", streams: []string{"events"}},
 	{example: "full-refresh-catalog", run: "with-state", streams: []string{"events"}},

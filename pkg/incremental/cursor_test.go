@@ -451,7 +451,7 @@ func TestPerPartitionRead(t *testing.T) {
 			`state {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T00:00:00Z"}}],"lookback_window":0}`,
 			"GET ?team=b&since=2024-01-01T00%3A00%3A00Z",
 			`keep {"updated":"2024-01-01T12:00:00Z"}`,
-			`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T00:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-01T12:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":200,"parent_state":{}}`,
+			`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T00:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-01T12:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":200}`,
 		},
 	}, {
 		name:  "a STATE again after 600 s",
@@ -461,7 +461,7 @@ func TestPerPartitionRead(t *testing.T) {
 			`state {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-01T00:00:00Z"}}],"lookback_window":0}`,
 			"GET ?team=b&since=2024-01-01T00%3A00%3A00Z",
 			`state {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-01T00:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-01T00:00:00Z"}}],"lookback_window":0}`,
-			`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-01T00:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-01T00:00:00Z"}}],"lookback_window":0,"parent_state":{}}`,
+			`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-01T00:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-01T00:00:00Z"}}],"lookback_window":0}`,
 		},
 	}, {
 		name:  "a partition in the state starts from its value, a new one from the global less the lookback",
@@ -471,7 +471,7 @@ func TestPerPartitionRead(t *testing.T) {
 			"GET ?team=a&since=2024-01-02T06%3A00%3A00Z",
 			`state {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T06:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":3600}`,
 			"GET ?team=b&since=2024-01-01T23%3A00%3A00Z",
-			`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T06:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-01T23:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":3600,"parent_state":{}}`,
+			`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T06:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-01T23:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":3600}`,
 		},
 	}, {
 		name:  "a state of one value: every partition starts from it",
@@ -481,7 +481,7 @@ func TestPerPartitionRead(t *testing.T) {
 			"GET ?team=a&since=2024-01-02T00%3A00%3A00Z",
 			`state {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T00:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":0}`,
 			"GET ?team=b&since=2024-01-02T00%3A00%3A00Z",
-			`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T00:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-02T00:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":0,"parent_state":{}}`,
+			`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T00:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-02T00:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":0}`,
 		},
 	}}
 	for _, tt := range tests {
@@ -508,7 +508,7 @@ func TestGlobalCursor(t *testing.T) {
 		"GET ?team=a&since=2024-01-01T00%3A00%3A00Z",
 		`keep {"updated":"2024-01-02T00:00:00Z"}`,
 		"GET ?team=b&since=2024-01-01T00%3A00%3A00Z",
-		`final {"use_global_cursor":true,"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":3,"parent_state":{}}`,
+		`final {"use_global_cursor":true,"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":3}`,
 	})
 }
 
@@ -528,7 +528,28 @@ func TestDuplicatePartition(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d slices, want 1", n)
 	}
-	same(t, warnings, []string{`events: a partition came twice while the first was being read ({team: "a"}); it is read once, as the Airbyte CDK does`})
+	same(t, warnings, []string{`events: a partition came again in this read ({team: "a"}); it is read once, as the Airbyte CDK does`})
+}
+
+// A partition that comes again after the first was read and closed is dropped too: the CDK,
+// at concurrency 1, makes every partition before it reads the first and drops each repeat,
+// so a read does not depend on how far ahead partitions are made. The request of the
+// repeat would otherwise start at the cursor value the first one reached.
+func TestDuplicatePartitionAfterTheFirstClosed(t *testing.T) {
+	var warnings []string
+	clk := newClock(t, "2024-03-01T00:00:00Z")
+	c := cursorOf(t, streamOf(t, perTeam, `{type: ListPartitionRouter, values: [a, b, a], cursor_field: team, request_option: {type: RequestOption, inject_into: request_parameter, field_name: team}}`), "",
+		Env{Now: clk.now, Warn: func(s string) { warnings = append(warnings, s) }})
+	same(t, read(t, c, map[string][]string{
+		"?team=a&since=2024-01-01T00%3A00%3A00Z": {`{"updated":"2024-01-02T00:00:00Z"}`},
+	}, nil), []string{
+		"GET ?team=a&since=2024-01-01T00%3A00%3A00Z",
+		`keep {"updated":"2024-01-02T00:00:00Z"}`,
+		`state {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T00:00:00Z"}}],"lookback_window":0}`,
+		"GET ?team=b&since=2024-01-01T00%3A00%3A00Z",
+		`final {"use_global_cursor":false,"states":[{"partition":{"team":"a"},"cursor":{"updated":"2024-01-02T00:00:00Z"}},{"partition":{"team":"b"},"cursor":{"updated":"2024-01-01T00:00:00Z"}}],"state":{"updated":"2024-01-02T00:00:00Z"},"lookback_window":0}`,
+	})
+	same(t, warnings, []string{`events: a partition came again in this read ({team: "a"}); it is read once, as the Airbyte CDK does`})
 }
 
 // A state that does not fit the definition is a *StateError naming the key.

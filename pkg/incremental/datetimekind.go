@@ -27,6 +27,11 @@ var datetimeKind = kind{
 			d.one, err = newDTCursor(sp, st)
 		} else {
 			d.per, err = newPerPartition(sp, st, m.GlobalSubstream || s.Router.Type == manifest.GroupingRouter, env)
+			if err == nil {
+				// The CDK's list and cartesian routers have no parent state to give: its
+				// state then has no parent_state at all.
+				d.per.noParentState = s.Router.Type == manifest.ListRouter || s.Router.Type == manifest.CartesianRouter
+			}
 		}
 		if err != nil {
 			return nil, "", err

@@ -34,7 +34,10 @@ type partState struct {
 	// made.
 	open       int
 	generating bool
-	seq        int
+	// made is set once this read has made the partition's slices: the partition coming
+	// again later in the read is dropped.
+	made bool
+	seq  int
 	// entry is the partition's entry in the state, made again after each close.
 	entry *record.Object
 	// known is the place of the partition among those this read made (-1: from the input
@@ -51,6 +54,9 @@ type perPartition struct {
 	parts     []*partState
 	byKey     map[string]*partState
 	useGlobal bool
+	// noParentState: the router gives no parent state (a list or a cartesian product),
+	// and the final state has no parent_state.
+	noParentState bool
 	// global is the global value (formatted) the state writes; candidate the greatest
 	// value seen this read.
 	global, candidate       string
@@ -292,12 +298,16 @@ func (p *perPartition) slices(ctx context.Context, c *Cursor, yield func(*slice.
 		}
 		key, sorted := partitionKey(part.Partition)
 		ps := p.byKey[key]
-		if ps != nil && (ps.open > 0 || ps.generating) {
+		// The Airbyte CDK drops a partition that comes again before the first is done, and
+		// at concurrency 1 it makes every partition before it reads the first, so each
+		// partition is read once per read. Dropping every repeat of this read gives that
+		// result whatever the concurrency and however far ahead the parents were read.
+		if ps != nil && ps.made {
 			warn := !p.warnedDu
 			p.warnedDu = true
 			c.mu.Unlock()
 			if warn && p.env.Warn != nil {
-				p.env.Warn(fmt.Sprintf("%s: a partition came twice while the first was being read (%s); it is read once, as the Airbyte CDK does", c.stream, part))
+				p.env.Warn(fmt.Sprintf("%s: a partition came again in this read (%s); it is read once, as the Airbyte CDK does", c.stream, part))
 			}
 			continue
 		}
@@ -307,7 +317,7 @@ func (p *perPartition) slices(ctx context.Context, c *Cursor, yield func(*slice.
 			p.parts = append(p.parts, ps)
 			p.byKey[key] = ps
 		}
-		ps.generating = true
+		ps.generating, ps.made = true, true
 		ps.seq = p.seq
 		p.seq++
 		if stater != nil {
@@ -458,9 +468,12 @@ func (p *perPartition) finish(router slice.Router) {
 			p.lookback = int(math.Ceil(p.now().Sub(p.started).Seconds()))
 		}
 	}
-	if s, ok := router.(ParentStater); ok {
+	switch s, ok := router.(ParentStater); {
+	case ok:
 		p.parentState = s.ParentState()
-	} else {
+	case p.noParentState:
+		p.parentState = nil
+	default:
 		p.parentState = &record.Object{}
 	}
 }
