@@ -167,7 +167,12 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			m := re.FindStringSubmatch(str(a[0]))
+			text, ok := a[0].(string)
+			if !ok {
+				// Python's re.search takes text only: TypeError for none, a number, undefined.
+				return nil, typeErrorf("expected string or bytes-like object, got '%s'", typeName(a[0]))
+			}
+			m := re.FindStringSubmatch(text)
 			if len(m) > 1 {
 				return m[1], nil
 			}
@@ -625,6 +630,10 @@ func init() {
 			var d dtime
 			var err error
 			if in := arg(a, 2, nil); in != nil && !IsUndefined(in) {
+				if a[0] == nil || IsUndefined(a[0]) {
+					// Python's strptime takes text only: TypeError for none or undefined.
+					return nil, typeErrorf("strptime() argument 1 must be str, not %s", typeName(a[0]))
+				}
 				d, err = strptime(str(a[0]), str(in))
 				if str(in) == "%s" || str(in) == "%ms" {
 					if n, e := ToInt(a[0]); e == nil {
