@@ -270,6 +270,11 @@ func RenderTree(t *manifest.Tree, scope *Scope) (any, error) {
 		return t.Scalar, nil
 	case manifest.KindTemplate:
 		v, err := scope.Eval(t.Template)
+		if template.Class(err) == template.ClassUndefined {
+			// The CDK's mappings have no default: an undefined value used as a number gives
+			// None, which is dropped like any empty value.
+			return nil, nil
+		}
 		if err != nil {
 			return nil, err
 		}

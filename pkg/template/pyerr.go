@@ -75,3 +75,15 @@ func (t *Template) InterpolateText(vars map[string]any) (string, error) {
 	}
 	return s, err
 }
+
+// InterpolateOr is Interpolate with the caller's default: a failure of ClassUndefined gives
+// def, as the CDK evaluates its default when Jinja raises UndefinedError. The CDK's
+// conditions (a record filter, a stop condition, a response filter's predicate) have the
+// default false; the values of a request's mappings have none.
+func (t *Template) InterpolateOr(vars map[string]any, def any) (any, error) {
+	v, err := t.Interpolate(vars)
+	if err != nil && classOf(err) == ClassUndefined {
+		return def, nil
+	}
+	return v, err
+}
