@@ -23,8 +23,6 @@ var differsFromCDK = map[string]string{
 	"{{ record['prints'].get('x') }}":       "access",
 	"{{ record.prints.x.y }}":               "access",
 	"{{ record['prints'].upper() }}":        "access",
-	"{{ record['prints'] | int }}":          "int of undefined is 0 here; the CDK's default gives the same in a condition",
-	"{{ record['prints'] | float }}":        "float of undefined is 0.0 here, as above",
 	"{{ record['prints'] | string }}":       "undefined renders as the empty text",
 	"{{ record['prints'] | base64encode }}": "undefined renders as the empty text",
 }

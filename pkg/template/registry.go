@@ -43,6 +43,11 @@ func init() {
 			return s, nil
 		}),
 		"int": sp("default,base", 0, func(a []any) (any, error) {
+			if IsUndefined(a[0]) {
+				// Jinja's filter calls int() on the value, which undefined refuses with an
+				// UndefinedError (not a TypeError, which would give the default).
+				return nil, undefinedErrorf("int() of an undefined value")
+			}
 			base, _ := ToInt(arg(a, 2, int64(10)))
 			if base < 2 || base > 36 {
 				base = 10
@@ -50,6 +55,10 @@ func init() {
 			return jinjaInt(a[0], arg(a, 1, int64(0)), int(base)), nil
 		}, int64(0), int64(10)),
 		"float": sp("default", 0, func(a []any) (any, error) {
+			if IsUndefined(a[0]) {
+				// As for int: float() of undefined is an UndefinedError in Jinja.
+				return nil, undefinedErrorf("float() of an undefined value")
+			}
 			f, err := pyFloatOf(a[0])
 			if err != nil {
 				return arg(a, 1, 0.0), nil
