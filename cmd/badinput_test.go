@@ -141,7 +141,7 @@ var badInputs = []badCase{
 
 	// Run time.
 	{"a stop condition that fails at run time", func(e *badEnv) []string { return e.read("stop_condition_runtime.yaml", e.api+"/cursor") }, 1,
-		"error: stream items, page 1: stop_condition: evaluating `{{ response.count - 'x' > 0 }}`: unsupported operand type(s) for -: 'int' and 'str' (1 record written before the failure)"},
+		"error: stream items, page 1: stop_condition: evaluating `{{ response.count / 0 > 0 }}`: division by zero (1 record written before the failure)"},
 	{"an error handler number from the testing values that is not a number", func(e *badEnv) []string {
 		vals := writeFile(e.t, "values.yaml", "base_url: "+e.api+"\nfactor: fast\n")
 		return []string{"read", e.def("factor_runtime.yaml"), "--testing-values", vals}

@@ -242,9 +242,9 @@ func TestConditionalStreamsList(t *testing.T) {
 // A condition that fails at run time is an invalid definition for those values (exit 3),
 // at the ConditionalStreams' place; one both variants hold for is refused the same way.
 func TestConditionalStreamsConditionErrors(t *testing.T) {
-	def := mutate(t, "conditional-streams.yaml", `"{{ config['include_events'] }}"`, `"{{ config['include_events'] + 'x' }}"`)
+	def := mutate(t, "conditional-streams.yaml", `"{{ config['include_events'] }}"`, `"{{ (config['include_events'] | int) / 0 }}"`)
 	res, log := demoRun(t, def, "read", "--set", "include_events=true")
-	want := "error: " + def + ":129:5: ConditionalStreams: condition: evaluating `{{ config['include_events'] + 'x' }}`: unsupported operand type(s) for +: 'bool' and 'str'\n"
+	want := "error: " + def + ":129:5: ConditionalStreams: condition: evaluating `{{ (config['include_events'] | int) / 0 }}`: division by zero\n"
 	if res.Code != 3 || res.Stderr != want || log != "" {
 		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", res.Code, res.Stderr, want)
 	}

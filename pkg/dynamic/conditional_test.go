@@ -147,11 +147,21 @@ func TestChooseErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
-	def = loadDef(t, strings.Replace(conditionalDef, `"{{ config['flag'] }}"`, `"{{ config['flag'] + 1 }}"`, 1))
+	def = loadDef(t, strings.Replace(conditionalDef, `"{{ config['flag'] }}"`, `"{{ (config['flag'] | length) / 0 }}"`, 1))
 	_, err = Choose(def, template.Globals{Config: map[string]any{"flag": "x"}})
 	var ce *ConditionError
-	if err == nil || !strings.HasPrefix(err.Error(), "def.yaml:23:5: ConditionalStreams: condition: evaluating `{{ config['flag'] + 1 }}`: ") || !errors.As(err, &ce) || ce.Pos != (manifest.Pos{Line: 23, Column: 5}) {
+	if err == nil || err.Error() != "def.yaml:23:5: ConditionalStreams: condition: evaluating `{{ (config['flag'] | length) / 0 }}`: division by zero" || !errors.As(err, &ce) || ce.Pos != (manifest.Pos{Line: 23, Column: 5}) {
 		t.Errorf("err = %v", err)
+	}
+	// A TypeError (text plus a number) is no error: the CDK keeps the condition's own text,
+	// which is true.
+	def = loadDef(t, strings.Replace(conditionalDef, `"{{ config['flag'] }}"`, `"{{ config['flag'] + 1 }}"`, 1))
+	view, err := Choose(def, template.Globals{Config: map[string]any{"flag": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := streamsText(view); got != "a /a, d /d, b /b2, e /e" {
+		t.Errorf("streams %s", got)
 	}
 }
 

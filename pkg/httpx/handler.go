@@ -268,7 +268,9 @@ func (f *filter) match(o *outcome) (decision, bool) {
 	d := decision{action: f.def.Action, failureType: f.def.FailureType, explicit: true}
 	matched := f.codes[o.resp.Status]
 	if !matched && f.def.Predicate != nil {
-		v, err := f.def.Predicate.Eval(f.responseVars(o))
+		// The predicate is a condition with the default false, as in the CDK (see
+		// template.InterpolateOr).
+		v, err := f.def.Predicate.InterpolateOr(f.responseVars(o), false)
 		if err != nil {
 			return decision{action: manifest.ActionFail, explicit: true,
 				message: fmt.Sprintf("the error_handler predicate %q failed: %v", f.def.Predicate.Source(), err)}, true

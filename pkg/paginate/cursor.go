@@ -41,7 +41,8 @@ func (s cursor) Next(token any, pg Page) (Decision, error) {
 	d := Decision{Strategy: manifest.CursorPagination, Count: pg.Count, Size: s.size, Source: describe(s.s.CursorValue)}
 	vars := s.cursorVars(token, pg)
 	if s.s.StopCondition != nil {
-		v, err := s.s.StopCondition.Eval(vars)
+		// A condition with the default false, as in the CDK (see template.InterpolateOr).
+		v, err := s.s.StopCondition.InterpolateOr(vars, false)
 		if err != nil {
 			return Decision{}, fmt.Errorf("stop_condition: %w", err)
 		}
@@ -50,7 +51,7 @@ func (s cursor) Next(token any, pg Page) (Decision, error) {
 			return d, nil
 		}
 	}
-	v, err := s.s.CursorValue.Eval(vars)
+	v, err := s.s.CursorValue.Interpolate(vars)
 	if err != nil {
 		return Decision{}, fmt.Errorf("cursor_value: %w", err)
 	}

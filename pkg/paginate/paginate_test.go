@@ -229,6 +229,15 @@ func TestNextCursor(t *testing.T) {
 			`{"data":[{"id":1}],"next":"n2","has_more":true}`, nil, false, "n2", CursorFound},
 		{"stop condition false, no cursor stops", "{{ response.next }}", "{{ response.has_more is false }}",
 			`{"data":[{"id":1}],"has_more":true}`, nil, true, nil, NoCursor},
+		// The CDK's InterpolatedBoolean: an undefined value ordered is its default, False; text
+		// compared with a number is a TypeError, whose template text is true
+		// (pkg/template/testdata/cdk-undefined).
+		{"stop condition ordering a missing value is false", "{{ response.next }}", "{{ response.remaining < 1 }}",
+			`{"data":[{"id":1}],"next":"n3"}`, nil, false, "n3", CursorFound},
+		{"stop condition comparing text with a number is true", "{{ response.next }}", "{{ response.remaining < 1 }}",
+			`{"data":[{"id":1}],"next":"n3","remaining":"none"}`, nil, true, nil, StopCondition},
+		{"cursor value adding text and a number is its own text", "{{ response.next + 1 }}", "",
+			`{"data":[{"id":1}],"next":"n"}`, nil, false, "{{ response.next + 1 }}", CursorFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

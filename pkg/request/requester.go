@@ -288,6 +288,11 @@ func renderTree(t *manifest.Tree, scope *Scope, literals bool) (any, error) {
 		return t.Scalar, nil
 	case manifest.KindTemplate:
 		v, err := scope.Eval(t.Template)
+		if template.Class(err) == template.ClassUndefined {
+			// The CDK's mappings have no default: an undefined value used as a number gives
+			// None, which is dropped like any empty value.
+			return nil, nil
+		}
 		if err != nil {
 			return nil, err
 		}

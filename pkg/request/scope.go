@@ -31,6 +31,11 @@ func NewScope(vars map[string]any, secrets *redact.Redactor) *Scope {
 // Eval evaluates t with the scope's variables, registering what the result owes to secrets.
 func (s *Scope) Eval(t *template.Template) (any, error) {
 	v, err := t.Eval(s.Vars)
+	if template.Class(err) == template.ClassType {
+		// The CDK keeps the template's own text when it raises a TypeError (see
+		// template.Interpolate); the text is the definition's, it owes nothing to a secret.
+		return t.Source(), nil
+	}
 	if err != nil || s.Secrets == nil || t.IsLiteral() || !s.tainted(t) {
 		return v, err
 	}

@@ -237,7 +237,10 @@ func (r *sliceReader) newSelector(p *fetched) *selector {
 
 func (sel *selector) keep(value any) (bool, error) {
 	sel.fvars["record"] = value
-	v, err := sel.r.st.s.Selector.Filter.Eval(sel.fvars)
+	// An undefined value used as a number or ordered (record['prints'] > 0 on a record
+	// without prints) gives the filter's default, false: the record is dropped. A TypeError
+	// gives the condition's own text, which is true: the record is kept. Both as in the CDK.
+	v, err := sel.r.st.s.Selector.Filter.InterpolateOr(sel.fvars, false)
 	if err != nil {
 		return false, fmt.Errorf("record_filter: %w", err)
 	}

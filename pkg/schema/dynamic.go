@@ -340,7 +340,8 @@ func (b *builder) filter(props *record.Object) (*record.Object, error) {
 		one := &record.Object{}
 		one.Set(k, v)
 		vars["record"] = one
-		res, err := b.d.Filter.Eval(vars)
+		// A record filter: the default false, as in the CDK (see template.InterpolateOr).
+		res, err := b.d.Filter.InterpolateOr(vars, false)
 		if err != nil {
 			return nil, fmt.Errorf("schema_filter: %w", err)
 		}

@@ -280,7 +280,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 	case nil:
 		b.WriteString("null")
 	case undefined:
-		return errors.New("object of type Undefined is not JSON serializable")
+		return typeErrorf("object of type Undefined is not JSON serializable")
 	case bool:
 		if x {
 			b.WriteString("true")
@@ -303,7 +303,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 			b.WriteString(pyFloat(x))
 		}
 	case dtime, duration:
-		return fmt.Errorf("object of type %s is not JSON serializable", typeName(v))
+		return typeErrorf("object of type %s is not JSON serializable", typeName(v))
 	default:
 		if n, k := toNumber(v); k == numInt {
 			b.WriteString(strconv.FormatInt(n.i, 10))
@@ -345,7 +345,7 @@ func writeJSON(b *strings.Builder, v any, depth int) error {
 			b.WriteByte('}')
 			return nil
 		}
-		return fmt.Errorf("object of type %s is not JSON serializable", typeName(v))
+		return typeErrorf("object of type %s is not JSON serializable", typeName(v))
 	}
 	return nil
 }

@@ -349,6 +349,14 @@ func parseDatetime(v any) (dtime, error) {
 			return fromTimestamp(n.float(k))
 		}
 	}
+	switch {
+	case IsUndefined(v):
+		// The CDK's date functions use an undefined value, and Jinja raises UndefinedError.
+		return dtime{}, undefinedErrorf("could not parse datetime string: %s", ToString(v))
+	case v == nil:
+		// and Python's date parsing takes no None: TypeError.
+		return dtime{}, typeErrorf("could not parse datetime string: None")
+	}
 	return dtime{}, fmt.Errorf("could not parse datetime string: %s", ToString(v))
 }
 

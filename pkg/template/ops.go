@@ -469,7 +469,11 @@ func (fr *frame) compare(a, b any, op string, depth int) (int, error) {
 			return cmpInt(int64(len(l1)), int64(len(l2))), nil
 		}
 	}
-	return 0, fmt.Errorf("'%s' not supported between instances of '%s' and '%s'", op, typeName(a), typeName(b))
+	if IsUndefined(a) || IsUndefined(b) {
+		// Jinja's undefined refuses to be ordered: UndefinedError, not TypeError.
+		return 0, undefinedErrorf("'%s' not supported between instances of '%s' and '%s'", op, typeName(a), typeName(b))
+	}
+	return 0, typeErrorf("'%s' not supported between instances of '%s' and '%s'", op, typeName(a), typeName(b))
 }
 
 func cmpInt(a, b int64) int {
@@ -526,9 +530,9 @@ func (fr *frame) contains(b, a any) (bool, error) {
 
 func arithErr(op string, a, b any) error {
 	if IsUndefined(a) || IsUndefined(b) {
-		return fmt.Errorf("unsupported operand for %s: a value is undefined", op)
+		return undefinedErrorf("unsupported operand for %s: a value is undefined", op)
 	}
-	return fmt.Errorf("unsupported operand type(s) for %s: '%s' and '%s'", op, typeName(a), typeName(b))
+	return typeErrorf("unsupported operand type(s) for %s: '%s' and '%s'", op, typeName(a), typeName(b))
 }
 
 func intResult(i int64) any { return i }
@@ -774,7 +778,7 @@ func neg(a any) (any, error) {
 	case numFloat:
 		return -n.f, nil
 	}
-	return nil, fmt.Errorf("bad operand type for unary -: '%s'", typeName(a))
+	return nil, unaryErr("-", a)
 }
 
 // pos is Python unary plus.
@@ -789,7 +793,7 @@ func pos(a any) (any, error) {
 	if d, ok := a.(duration); ok {
 		return d, nil
 	}
-	return nil, fmt.Errorf("bad operand type for unary +: '%s'", typeName(a))
+	return nil, unaryErr("+", a)
 }
 
 // sortValues sorts a list in place with Python ordering, by key(item) when key is set;
@@ -855,4 +859,12 @@ func ipow(b, e int64) (int64, bool) {
 		}
 	}
 	return r, true
+}
+
+// unaryErr is the failure of unary + or - on a value that is not a number.
+func unaryErr(op string, a any) error {
+	if IsUndefined(a) {
+		return undefinedErrorf("bad operand type for unary %s: 'Undefined'", op)
+	}
+	return typeErrorf("bad operand type for unary %s: '%s'", op, typeName(a))
 }

@@ -43,6 +43,11 @@ func init() {
 			return s, nil
 		}),
 		"int": sp("default,base", 0, func(a []any) (any, error) {
+			if IsUndefined(a[0]) {
+				// Jinja's filter calls int() on the value, which undefined refuses with an
+				// UndefinedError (not a TypeError, which would give the default).
+				return nil, undefinedErrorf("int() of an undefined value")
+			}
 			base, _ := ToInt(arg(a, 2, int64(10)))
 			if base < 2 || base > 36 {
 				base = 10
@@ -50,6 +55,10 @@ func init() {
 			return jinjaInt(a[0], arg(a, 1, int64(0)), int(base)), nil
 		}, int64(0), int64(10)),
 		"float": sp("default", 0, func(a []any) (any, error) {
+			if IsUndefined(a[0]) {
+				// As for int: float() of undefined is an UndefinedError in Jinja.
+				return nil, undefinedErrorf("float() of an undefined value")
+			}
 			f, err := pyFloatOf(a[0])
 			if err != nil {
 				return arg(a, 1, 0.0), nil
@@ -167,7 +176,12 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			m := re.FindStringSubmatch(str(a[0]))
+			text, ok := a[0].(string)
+			if !ok {
+				// Python's re.search takes text only: TypeError for none, a number, undefined.
+				return nil, typeErrorf("expected string or bytes-like object, got '%s'", typeName(a[0]))
+			}
+			m := re.FindStringSubmatch(text)
 			if len(m) > 1 {
 				return m[1], nil
 			}
@@ -625,6 +639,10 @@ func init() {
 			var d dtime
 			var err error
 			if in := arg(a, 2, nil); in != nil && !IsUndefined(in) {
+				if a[0] == nil || IsUndefined(a[0]) {
+					// Python's strptime takes text only: TypeError for none or undefined.
+					return nil, typeErrorf("strptime() argument 1 must be str, not %s", typeName(a[0]))
+				}
 				d, err = strptime(str(a[0]), str(in))
 				if str(in) == "%s" || str(in) == "%ms" {
 					if n, e := ToInt(a[0]); e == nil {

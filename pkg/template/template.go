@@ -30,6 +30,9 @@ type Error struct {
 	Offset int
 	Msg    string
 	Hint   string
+	// Class is the Python exception an evaluation failure stands for (ClassOther for a
+	// compile error).
+	Class ErrorClass
 }
 
 // Error returns the message, followed by the hint when there is one.
@@ -584,7 +587,7 @@ func (t *Template) run(p prog, fr *frame) (any, error) {
 		if fe, ok := inner.(*Error); ok {
 			return nil, fe
 		}
-		return nil, &Error{Offset: p.pos, Msg: fmt.Sprintf("evaluating %s: %s", excerpt(t.src, p.pos), msg)}
+		return nil, &Error{Offset: p.pos, Msg: fmt.Sprintf("evaluating %s: %s", excerpt(t.src, p.pos), msg), Class: classOf(inner)}
 	}
 	return out, nil
 }

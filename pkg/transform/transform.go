@@ -208,8 +208,12 @@ func evalString(t *template.Template, vars map[string]any) (string, error) {
 
 // interpolate is the CDK's InterpolatedString.eval: the template rendered to text, then read
 // as a Python literal when it is one (and of valueType, when given); an empty text stays "".
+// A template that fails with a TypeError (none compared with a number, a date parsed from
+// none, a regular expression searched in a missing value) gives its own text, as the CDK's
+// interpolation catches that error and keeps the text; an undefined value used as a number
+// stays a failure, since the CDK's default is then the template itself, which fails again.
 func interpolate(t *template.Template, vars map[string]any, valueType string) (any, error) {
-	text, err := t.Render(vars)
+	text, err := t.InterpolateText(vars)
 	if err != nil {
 		return nil, err
 	}
@@ -374,9 +378,14 @@ func jsonValue(v any) any {
 // truth is the CDK's InterpolatedBoolean: the rendered text, read as a Python literal where
 // it is one, is false when it equals one of the CDK's FALSE_VALUES: false, a zero, an
 // empty list, tuple, set or mapping, or the texts "False", "false", "0", "0.0", "{}", "[]",
-// "()" and "". None is none of them: a template rendering None is true.
+// "()" and "". None is none of them: a template rendering None is true. An undefined value
+// used as a number or ordered (record['missing'] > 0) makes the condition false: the CDK
+// catches Jinja's UndefinedError and evaluates its default, "False".
 func truth(t *template.Template, vars map[string]any) (bool, error) {
 	v, err := interpolate(t, vars, "")
+	if template.Class(err) == template.ClassUndefined {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
