@@ -94,15 +94,15 @@ func TestChoose(t *testing.T) {
 }
 
 // The condition is the CDK's InterpolatedBoolean (transform.Truth, whose test has the whole
-// table): false only for its FALSE_VALUES, compared with ==, so "false" and 0 are false
-// and None is true.
+// table): false only for its FALSE_VALUES, compared with ==, so "false" and 0 are false;
+// None is false too, where the CDK calls it true (this tool keeps Python's truthiness).
 func TestChooseConditionTruth(t *testing.T) {
 	def := loadDef(t, conditionalDef)
 	tests := []struct {
 		flag any
 		want bool
 	}{
-		{true, true}, {false, false}, {nil, true}, {0, false}, {"false", false}, {"no", true}, {[]any{}, false},
+		{true, true}, {false, false}, {nil, false}, {0, false}, {"false", false}, {"no", true}, {[]any{}, false},
 	}
 	for _, tt := range tests {
 		view, err := Choose(def, template.Globals{Config: map[string]any{"variant": "v1", "flag": tt.flag}})

@@ -169,8 +169,9 @@ func edits(d *manifest.DynamicStream, c component, g template.Globals) ([]manife
 	var out []manifest.Edit
 	for _, m := range d.Mappings {
 		if m.Condition != nil {
-			// The CDK's InterpolatedBoolean: "{{ components_values.get('cursor_field', None) }}",
-			// the schema's own example, holds when the key is absent (None is true there).
+			// The CDK's InterpolatedBoolean, but None is false: "{{
+			// components_values.get('cursor_field', None) }}", the schema's own example, holds
+			// only when the key is there (the CDK calls None true and applies it always).
 			ok, err := transform.Truth(m.Condition, vars)
 			if err != nil {
 				return nil, fmt.Errorf("condition: %w", err)

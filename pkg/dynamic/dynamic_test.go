@@ -121,17 +121,19 @@ func render(t *template.Template) string {
 	return s
 }
 
-// A mapping's condition is the CDK's InterpolatedBoolean: the schema's own example,
-// `components_values.get('cursor_field', None)`, renders "None" when the key is absent,
-// which is not one of its false values: the mapping applies. A false value skips it.
-func TestConfigComponentsConditionNoneHolds(t *testing.T) {
+// A mapping's condition is the CDK's InterpolatedBoolean, but for None: the schema's own
+// example, `components_values.get('cursor_field', None)`, renders "None" when the key is
+// absent, which the CDK applies (None is not one of its false values) and this tool skips
+// (Python's truthiness). A false value skips it, a true one applies it.
+func TestConfigComponentsConditionNoneIsFalse(t *testing.T) {
 	src := strings.Replace(configDef, `"{{ components_values['name'] != 'skip_region' }}"`, `"{{ components_values.get('skip', None) }}"`, 1)
 	def, diags := manifest.Parse("def.yaml", []byte(src))
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
 	config := map[string]any{
-		"reports": []any{map[string]any{"name": "a", "fields": []any{}}, map[string]any{"name": "b", "fields": []any{}, "skip": false}},
+		"reports": []any{map[string]any{"name": "a", "fields": []any{}}, map[string]any{"name": "b", "fields": []any{}, "skip": false},
+			map[string]any{"name": "c", "fields": []any{}, "skip": true}},
 		"regions": "eu",
 	}
 	streams, err := Resolve(context.Background(), def, template.Globals{Config: config}, nil)
@@ -142,7 +144,7 @@ func TestConfigComponentsConditionNoneHolds(t *testing.T) {
 	for _, s := range streams {
 		got = append(got, s.Name+" "+s.Requester.Parameters["region"].(string))
 	}
-	if want := "a_eu eu,a_global global,b_eu none,b_global none"; strings.Join(got, ",") != want {
+	if want := "a_eu none,a_global none,b_eu none,b_global none,c_eu eu,c_global global"; strings.Join(got, ",") != want {
 		t.Errorf("streams %s, want %s", strings.Join(got, ","), want)
 	}
 }

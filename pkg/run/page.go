@@ -245,8 +245,9 @@ func (sel *selector) keep(value any) (bool, error) {
 		return false, fmt.Errorf("record_filter: %w", err)
 	}
 	// The CDK's RecordFilter is an InterpolatedBoolean: the rendered text read as a Python
-	// literal, false only for its false values; "False" from a template with text around its
-	// expression drops the record, None keeps it.
+	// literal, false only for its false values, so "False" from a template with text around
+	// its expression drops the record. None drops it too (Python's truthiness), where the CDK
+	// keeps it.
 	return transform.ValueTruth(v), nil
 }
 

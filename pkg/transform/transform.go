@@ -378,7 +378,7 @@ func jsonValue(v any) any {
 // truth is the CDK's InterpolatedBoolean: the rendered text, read as a Python literal where
 // it is one, is false when it equals one of the CDK's FALSE_VALUES: false, a zero, an
 // empty list, tuple, set or mapping, or the texts "False", "false", "0", "0.0", "{}", "[]",
-// "()" and "". None is none of them: a template rendering None is true. An undefined value
+// "()" and "". None is false too (see valueTruth), where the CDK calls it true. An undefined value
 // used as a number or ordered (record['missing'] > 0) makes the condition false: the CDK
 // catches Jinja's UndefinedError and evaluates its default, "False".
 func truth(t *template.Template, vars map[string]any) (bool, error) {
@@ -392,11 +392,13 @@ func truth(t *template.Template, vars map[string]any) (bool, error) {
 	return valueTruth(v), nil
 }
 
-// valueTruth is InterpolatedBoolean's verdict on what the interpolation returned.
+// valueTruth is InterpolatedBoolean's verdict on what the interpolation returned, with one
+// difference kept on purpose: none is false, as Python's truthiness has it (the CDK's
+// InterpolatedBoolean calls a rendered None true, since None is not among its false values).
 func valueTruth(v any) bool {
 	switch x := v.(type) {
 	case nil:
-		return true
+		return false
 	case string:
 		switch x {
 		case "False", "false", "{}", "[]", "()", "", "0", "0.0":
