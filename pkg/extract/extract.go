@@ -399,19 +399,10 @@ func (p *parser) topList(build bool) (any, error) {
 		if build {
 			list = append(list, v)
 		}
-		p.ws()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of body inside a list")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			p.nest--
+		if end, err := p.listNext(); err != nil {
+			return nil, err
+		} else if end {
 			return list, nil
-		default:
-			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
 		}
 	}
 }
@@ -636,19 +627,10 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any, members []int3
 		if build {
 			list = append(list, v)
 		}
-		p.ws()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of body inside a list")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			p.nest--
+		if end, err := p.listNext(); err != nil {
+			return nil, err
+		} else if end {
 			return list, nil
-		default:
-			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
 		}
 	}
 }
@@ -843,19 +825,10 @@ func (p *parser) array(depth int, onPath, build bool) (any, error) {
 		if build {
 			list = append(list, v)
 		}
-		p.ws()
-		if p.pos >= len(p.data) {
-			return nil, p.errorf("unexpected end of body inside a list")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			p.nest--
+		if end, err := p.listNext(); err != nil {
+			return nil, err
+		} else if end {
 			return list, nil
-		default:
-			return nil, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
 		}
 	}
 }
@@ -959,4 +932,23 @@ func pythonLiteral(s string) bool {
 		rest = rest[exp:]
 	}
 	return rest == ""
+}
+
+// listNext reads what follows an element of a list: a comma (more elements follow) or the
+// closing bracket (end is true, and the list's nesting is left).
+func (p *parser) listNext() (end bool, err error) {
+	p.ws()
+	if p.pos >= len(p.data) {
+		return false, p.errorf("unexpected end of body inside a list")
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case ']':
+		p.pos++
+		p.nest--
+		return true, nil
+	}
+	return false, p.errorf("expected , or ] in a list, found %q", p.data[p.pos])
 }
