@@ -1,17 +1,10 @@
 package protocol
 
 import (
-	"bytes"
-	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"connector/pkg/redact"
 )
 
 // updaterDef rotates its refresh token (an OAuth refresh_token_updater), as freshbooks,
@@ -59,20 +52,9 @@ func runUpdater(t *testing.T, command string) (string, []string, error) {
 		http.Error(w, "no", http.StatusUnauthorized)
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
-	defPath, configPath := filepath.Join(dir, "def.yaml"), filepath.Join(dir, "config.json")
 	config := `{"base_url":"` + srv.URL + `","client_id":"id-1","client_secret":"secret-77","refresh_token":"refresh-88"}`
-	if err := os.WriteFile(defPath, []byte(updaterDef), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	err := Run(context.Background(), Request{Command: command, Config: configPath, ManifestPath: defPath}, Env{
-		Redactor: &redact.Redactor{}, Now: func() time.Time { return time.Unix(1700000000, 0) }, UserAgent: "test",
-	}, &out)
-	return out.String(), got, err
+	out, err := runFiles(t, command, map[string]string{"def.yaml": updaterDef, "config.json": config})
+	return out, got, err
 }
 
 // The CDK's discover sends no request, so it asks no access token of a config whose
