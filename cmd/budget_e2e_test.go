@@ -274,14 +274,15 @@ policies:
 }
 
 // Concurrent slices, two streams and a parent stream share one budget. The real clock, in
-// milliseconds: 2 requests per 50 ms over 9 requests take 200 ms at least.
+// milliseconds: 2 requests per 50 ms over 9 requests take 200 ms at least. use_cache: false
+// keeps the parent's answers out of the cache, so that every request goes to the API.
 func TestBudgetIsSharedByConcurrentSlicesAndStreams(t *testing.T) {
 	api := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"data": [{"id": 1}]}`)
 	})
 	def := `version: 6.5.0
 definitions:
-  requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}"}
+  requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}", use_cache: false}
   selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
   regions:
     type: DeclarativeStream

@@ -69,6 +69,9 @@ func (n *notices) exchange(ex httpx.Exchange) {
 	result := fmt.Sprintf("%s (%s)", ex.Err, diag.Duration(ex.Duration))
 	if ex.Err == "" {
 		result = fmt.Sprintf("%d %s (%s, %s)", ex.Status, http.StatusText(ex.Status), httpx.FormatSize(int64(ex.Size)), diag.Duration(ex.Duration))
+		if ex.Cached {
+			result = fmt.Sprintf("%d %s (%s, from the run's cache: not sent)", ex.Status, http.StatusText(ex.Status), httpx.FormatSize(int64(ex.Size)))
+		}
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()

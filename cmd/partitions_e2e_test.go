@@ -131,7 +131,9 @@ func partsSearch(region string) e2eRequest {
 
 // Every stream in order: projects is read for its own records, and read again, page by
 // page as tasks needs them, for the partitions of tasks (its records are not written
-// then). A partition with no records, and a stream with no partitions, write nothing.
+// then): from the run's cache, as the CDK caches a stream named as a parent, so its pages
+// are asked for once. A partition with no records, and a stream with no partitions, write
+// nothing.
 func TestPartitionsReadE2E(t *testing.T) {
 	api := partsAPI(t)
 	res := partsRead(t, api)
@@ -141,11 +143,9 @@ func TestPartitionsReadE2E(t *testing.T) {
 			`{"hit":"eu"}`+"\n"+`{"hit":"us"}`+"\n", "")
 	e2eCheckRequests(t, api,
 		e2eGet("/projects"), e2eGet("/projects?cursor=p2"),
-		e2eGet("/projects"),
 		partsTask("/projects/1/tasks?project=alpha", "1"),
 		partsTask("/projects/1/tasks?project=alpha&cursor=t2", "1"),
 		partsTask("/projects/2/tasks?project=beta", "2"),
-		e2eGet("/projects?cursor=p2"),
 		partsTask("/projects/3/tasks?project=gamma", "3"),
 		partsSearch("eu"), partsSearch("us"),
 	)

@@ -154,8 +154,9 @@ func TestConcurrencyStreamGroupsKeepTheirStreamsApart(t *testing.T) {
 }
 
 // The same read as the Airbyte CDK's (testdata/stream-groups-cdk, made by its
-// make-golden.sh): the same records for each stream and the same requests, but for two
-// differences of the products listed in the README there. The CDK reads partitions on
+// make-golden.sh): the same records for each stream and the same requests (the read of
+// authors as a stream answered from the cache its read as a parent filled, as in the CDK),
+// but for the first offset, which the seed sends. The CDK reads partitions on
 // threads, so the records of a stream are compared in any order.
 func TestConcurrencyStreamGroupsMatchTheCDK(t *testing.T) {
 	t.Parallel()
@@ -197,9 +198,6 @@ func TestConcurrencyStreamGroupsMatchTheCDK(t *testing.T) {
 		}
 		wantReqs = append(wantReqs, line)
 	}
-	// The CDK answers the read of authors as a stream from its HTTP cache of parent
-	// streams (use_cache): connector asks the API again.
-	wantReqs = append(wantReqs, "GET /v1/public/authors?limit=4 200")
 	logMu.Lock()
 	gotReqs := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
 	logMu.Unlock()

@@ -334,6 +334,9 @@ func (t *tracer) exchange(e httpx.Exchange) {
 		if e.Body != "" {
 			ev["body"] = e.Body
 		}
+		if e.Cached {
+			ev["cached"] = true
+		}
 		if e.Err != "" {
 			ev["error"] = e.Err
 		}
@@ -356,6 +359,9 @@ func (t *tracer) exchange(e httpx.Exchange) {
 	label := e.Kind
 	if e.Attempt > 1 {
 		label += fmt.Sprintf(", attempt %d", e.Attempt)
+	}
+	if e.Cached {
+		label += ", answered from the run's cache of parent streams: not sent"
 	}
 	t.printf("  %s %s %s\n", t.cyan("→ "+e.Method), e.URL, t.dim("("+label+")"))
 	for _, k := range slices.Sorted(maps.Keys(e.Header)) {

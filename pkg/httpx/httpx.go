@@ -66,6 +66,9 @@ type Request struct {
 	// bytes it took; when the attempt fails after it (the network cut the body short), the
 	// next attempt's call starts over. Other statuses are read into Response.Body as usual.
 	Sink func(body io.Reader) (int64, error)
+	// CacheAs names the store of Client.Cache the request's answer is kept in and looked up
+	// in ("": not cached): the stream's name, for a requester the CDK caches.
+	CacheAs string
 }
 
 // Signer is an authenticator that chooses the credential of each attempt once the request
@@ -166,6 +169,8 @@ type Exchange struct {
 	// Observe only: an observer copies what it keeps.
 	RespHeader http.Header
 	RespBody   []byte
+	// Cached says the answer came from Client.Cache: nothing was sent.
+	Cached bool
 }
 
 // Pacer keeps the requests of a run within an API budget (pkg/budget). It is asked before
@@ -224,6 +229,9 @@ type Client struct {
 	// Earlier set). Off, connection failures and timeouts are retried as any other
 	// network error (max_retries, 5 by default), as the CDK does.
 	FailFast bool
+	// Cache, when set, answers the requests that name a store (Request.CacheAs) when it
+	// holds their answer, and keeps their successful answers.
+	Cache *Cache
 
 	downMu sync.Mutex
 	down   map[string]*NetError // scheme://host → the failure that found it unreachable
@@ -395,6 +403,35 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 	// FailFast: a server that does not answer is tried again at most QuickRetries times
 	// (the default waits: 1 s, 2 s), unless the definition's error handler asks for more.
 	quick := c.FailFast && !h.setsRetries()
+	var key [32]byte
+	cacheable := c.Cache.cacheable(req)
+	if cacheable {
+		// Before the budget and the signer: an answer from the cache costs the API nothing
+		// (the CDK's cached session answers before its limiter).
+		key = cacheKey(req)
+		for {
+			resp, wait := c.Cache.lookup(key, req.Buffer)
+			if resp != nil {
+				if c.Observe != nil {
+					ex := c.exchange(req, 1)
+					ex.Action, ex.Cached = manifest.ActionSuccess, true
+					ex.Status, ex.Size = resp.Status, len(resp.Body)
+					ex.RespHeader, ex.RespBody = resp.Header, resp.Body
+					c.Observe(ex)
+				}
+				return resp, nil
+			}
+			if wait == nil {
+				break
+			}
+			select {
+			case <-wait:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		defer c.Cache.release(key)
+	}
 	if c.FailFast {
 		if ne := c.earlier(req); ne != nil {
 			return nil, ne
@@ -514,6 +551,9 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 			}
 			spent += wait
 			continue
+		}
+		if cacheable && err == nil && resp.Status == http.StatusOK && d.action == manifest.ActionSuccess {
+			c.Cache.put(key, resp)
 		}
 		return c.result(req, o, d, gaveUp)
 	}

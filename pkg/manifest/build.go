@@ -542,7 +542,9 @@ func (l *loader) requester(c *comp, vars []string, auth *streamAuth, uses *[]opt
 			r.Method = up
 		}
 	}
-	l.boolField(c, "use_cache")
+	if b, set := l.boolField(c, "use_cache"); set {
+		r.UseCache = &b
+	}
 	if v := l.queryPropertiesParam(c, r); v != nil {
 		c.vals["request_parameters"] = v
 	}

@@ -166,6 +166,8 @@ type Requester struct {
 	// QueryProperties is the QueryProperties of request_parameters or query_properties
 	// (nil: none).
 	QueryProperties *QueryProperties
+	// UseCache is use_cache as written (nil: not written); see Cached.
+	UseCache *bool
 }
 
 // Selector is a RecordSelector with a DpathExtractor and an optional RecordFilter.

@@ -14,7 +14,7 @@ func TestHelperOptions(t *testing.T) {
 	inherited := map[string]bool{
 		"Config": true, "Auth": true, "Client": true, "Observer": true, "FailFast": true,
 		"Now": true, "TemplateNow": true, "ShowRecords": true, "strategy": true, "jobs": true, "AuthFor": true,
-		"TestRead": true,
+		"TestRead": true, "Cached": true,
 	}
 	reset := map[string]any{
 		"Out": nil, "Warn": nil, "MaxSlices": 0, "MaxPages": 0, "MaxRecords": 0,

@@ -163,6 +163,9 @@ type Options struct {
 	// Files is where the files of streams with a file_uploader go (nil: they are not
 	// downloaded; files.go).
 	Files *Files
+	// Cached are the requesters whose answers Client.Cache keeps and gives again
+	// (manifest.Cached; nil: none): their data requests name the stream's store.
+	Cached map[*manifest.Requester]bool
 
 	// strategy, when set (tests), replaces the pagination strategy of every stream.
 	strategy paginate.Strategy

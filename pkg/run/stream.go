@@ -314,6 +314,9 @@ func (st *stream) build(ctx context.Context, sl *sliceVars, token any, first boo
 	}
 	req.Handler = st.handler
 	req.Stream, req.Read = st.s.Name, st.read
+	if st.o.Cached[st.s.Requester] {
+		req.CacheAs = st.s.Name
+	}
 	return req, path, nil
 }
 

@@ -313,6 +313,8 @@ func Open(in Inputs, env Env) (*Session, error) {
 		UserAgent: env.UserAgent,
 		MaxBody:   env.MaxBody,
 		FailFast:  env.FailFast,
+		// The answers the CDK would give from its cache of parent streams (manifest.Cached).
+		Cache: &httpx.Cache{},
 	}
 	if def.Budget != nil {
 		b, err := budget.New(def.Budget, s.globals(), env.Now, env.Sleep)
@@ -373,7 +375,7 @@ func (s *Session) Now() time.Time { return s.env.Now() }
 // with its limits, output and observer.
 func (s *Session) Options() *run.Options {
 	return &run.Options{Config: s.Values.Map, Auth: s.Auth, AuthFor: s.authFor, Client: s.Client, Now: s.env.Now,
-		TemplateNow: s.templateNow}
+		TemplateNow: s.templateNow, Cached: manifest.Cached(s.Def.Streams)}
 }
 
 // Close ends what Open started around the run: the recording is written. It returns how
@@ -382,6 +384,7 @@ func (s *Session) Close() (recorded int, err error) {
 	if s == nil {
 		return 0, nil
 	}
+	_ = s.Client.Cache.Close() // its file is unlinked already: nothing is left behind
 	if s.Recorder != nil {
 		recorded, err = s.Recorder.Close()
 		s.Recorder = nil
