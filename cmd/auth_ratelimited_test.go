@@ -171,3 +171,27 @@ func TestRateLimitedTokensRotateOn429(t *testing.T) {
 		t.Errorf("the trace does not show the masked Authorization header:\n%s", res.Stdout)
 	}
 }
+
+// On the protocol entry point the wait for a reset is a LOG message in the CDK's words (the
+// line the CDK logged in testdata/rate-limited-cdk's second read, with the wait this clock
+// gives), as the platform shows it; the first read, which never waits, has none.
+func TestRateLimitedTokensLogTheWaitOnTheProtocol(t *testing.T) {
+	clock := &stepClock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
+	demo := newAuthDemo(t, demoapi.Options{Now: clock.Now})
+	config := writeFile(t, "config.json", `{"base_url": "`+demo.URL+`", "quota_tokens": "`+strings.Join(demoapi.DemoQuotaTokens, ",")+`"}`)
+	catalog := writeFile(t, "catalog.json", `{"streams":[{"stream":{"name":"books","json_schema":{},"supported_sync_modes":["full_refresh"]},"sync_mode":"full_refresh","destination_sync_mode":"overwrite"}]}`)
+	const wait = `{"type":"LOG","log":{"level":"INFO","message":"All tokens exhausted (quota: core). Waiting 60s until rate limit resets."}}`
+	for i, want := range []int{0, 1} {
+		res := runCLIEnv(t, clock.env(), "", "airbyte", "read", "--config", config, "--catalog", catalog,
+			"--manifest-path", authDefinition("rate-limited-tokens.yaml"))
+		if res.Code != 0 {
+			t.Fatalf("read %d: exit %d\n%s", i+1, res.Code, res.Stdout)
+		}
+		if got := strings.Count(res.Stdout, wait+"\n"); got != want {
+			t.Errorf("read %d: %d LOG lines of the wait, want %d:\n%s", i+1, got, want, protocolLines(res.Stdout, "LOG"))
+		}
+		if strings.Contains(res.Stdout, "demo-quota-token") {
+			t.Errorf("read %d: a token is printed:\n%s", i+1, res.Stdout)
+		}
+	}
+}

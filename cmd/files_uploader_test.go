@@ -235,8 +235,8 @@ func TestFileUploaderLimitsAndRetries(t *testing.T) {
 
 // The protocol entry point against the CDK on the same input (testdata/file-uploader-cdk,
 // README.md there): discover says is_file_based, read sends the same requests and writes
-// the same RECORD messages (file_reference included) and the same files in the folder that
-// AIRBYTE_STAGING_DIRECTORY names.
+// the same RECORD messages (file_reference included), the same LOG lines for each file, and
+// the same files in the folder that AIRBYTE_STAGING_DIRECTORY names.
 func TestFileUploaderCDKGolden(t *testing.T) {
 	golden := filepath.Join("testdata", "file-uploader-cdk")
 	readGolden := func(name string) string {
@@ -268,6 +268,18 @@ func TestFileUploaderCDKGolden(t *testing.T) {
 	}
 	if got, want := protocolLines(scrub(res.Stdout), "RECORD"), protocolLines(readGolden("read.out"), "RECORD"); got != want {
 		t.Errorf("records:\n%s\nthe CDK's:\n%s", got, want)
+	}
+	fileLogs := func(out string) string {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(protocolLines(out, "LOG"), "\n") {
+			if strings.Contains(l, `"message":"File `) {
+				b.WriteString(l)
+			}
+		}
+		return b.String()
+	}
+	if got, want := fileLogs(scrub(res.Stdout)), fileLogs(readGolden("read.out")); got != want || want == "" {
+		t.Errorf("the LOG lines of the files:\n%s\nthe CDK's:\n%s", got, want)
 	}
 	var reqs []string // discover sends none
 	for _, r := range api.requests() {

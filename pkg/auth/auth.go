@@ -50,6 +50,17 @@ type Env struct {
 	// Note, when set, hears what a person should know once: the token endpoint took only a
 	// form-encoded body.
 	Note func(text string)
+	// Log, when set, hears the log lines the CDK writes where this authenticator does
+	// something a person should see (a wait for a quota reset), in the CDK's words, with
+	// their level: the protocol entry point writes them as LOG messages.
+	Log func(level, text string)
+}
+
+// log writes a line to Env.Log, when set.
+func (e Env) log(level, format string, args ...any) {
+	if e.Log != nil {
+		e.Log(level, fmt.Sprintf(format, args...))
+	}
 }
 
 // Update is one value written back to the testing values.

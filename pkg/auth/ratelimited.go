@@ -40,6 +40,8 @@ const (
 	// resetSkew is how far a response's reset may be behind the one held while its
 	// remaining count still counts as the current window's.
 	resetSkew = time.Minute
+	// heartbeat: during a wait for a reset, a log line says what is left this often.
+	heartbeat = time.Minute
 )
 
 // rateLimited is the authenticator of the rotating tokens. It is shared by every stream
@@ -65,6 +67,9 @@ type rateLimited struct {
 	mu     sync.Mutex // the fields below
 	states map[string]map[string]*quotaState
 	active int // index in tokens of the token calls are charged to
+	// The log lines the CDK writes once: the first spacing out of calls, a request that
+	// matched no pool, the tokens the API keeps no quota for.
+	spacingLogged, unmatchedLogged, untrackedLogged bool
 }
 
 // quotaState is what is known of one pool of one token.
@@ -185,6 +190,14 @@ func (r *rateLimited) pool(req *httpx.Request) *manifest.Quota {
 	}
 	if fallback == nil {
 		fallback = r.quotas[0]
+		r.mu.Lock()
+		first := !r.unmatchedLogged
+		r.unmatchedLogged = true
+		r.mu.Unlock()
+		if first {
+			r.env.log("WARN", "Request %s did not match any quota pool; falling back to '%s'. Consider defining a matcher-less default pool.",
+				r.env.redact(req.URL), fallback.Name)
+		}
 	}
 	return fallback
 }
@@ -235,7 +248,8 @@ func (r *rateLimited) acquire(ctx context.Context, q *manifest.Quota) (string, e
 			if r.env.Note != nil {
 				r.env.Note(fmt.Sprintf("every token's quota %q is spent: waiting %s for the reset", q.Name, wait.Round(time.Second)))
 			}
-			if err := r.env.sleep(ctx, wait); err != nil {
+			r.env.log("INFO", "All tokens exhausted (quota: %s). Waiting %.0fs until rate limit resets.", q.Name, wait.Seconds())
+			if err := r.waitReset(ctx, q, wait); err != nil {
 				return "", err
 			}
 			if err := r.reseed(ctx, q); err != nil {
@@ -244,12 +258,37 @@ func (r *rateLimited) acquire(ctx context.Context, q *manifest.Quota) (string, e
 			continue
 		}
 		if spacing >= minSpacing {
+			r.mu.Lock()
+			first := !r.spacingLogged
+			r.spacingLogged = true
+			r.mu.Unlock()
+			if first {
+				r.env.log("INFO", "API budget: throttling requests (%.1fs delay) for quota '%s'.", spacing.Seconds(), q.Name)
+			}
 			if err := r.env.sleep(ctx, spacing); err != nil {
 				return "", err
 			}
 		}
 		return t, nil
 	}
+}
+
+// waitReset waits d for the reset of pool q, a minute at a time when somebody hears the
+// log, with a line after each minute that says what is left, as the CDK's heartbeat does.
+func (r *rateLimited) waitReset(ctx context.Context, q *manifest.Quota, d time.Duration) error {
+	if r.env.Log == nil {
+		return r.env.sleep(ctx, d)
+	}
+	for d > 0 {
+		chunk := min(d, heartbeat)
+		if err := r.env.sleep(ctx, chunk); err != nil {
+			return err
+		}
+		if d -= chunk; d > 0 {
+			r.env.log("INFO", "Rate limit exhausted (quota: %s). Waiting for reset — %.0fs remaining.", q.Name, d.Seconds())
+		}
+	}
+	return nil
 }
 
 // allSpent reports that no token has a call left in pool q, and that every token's quota
@@ -330,8 +369,36 @@ func (r *rateLimited) seed(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	r.states = states
+	untracked := 0
+	for _, pools := range states {
+		for _, st := range pools {
+			if !st.tracked {
+				untracked++
+				break
+			}
+		}
+	}
+	first := untracked > 0 && !r.untrackedLogged
+	r.untrackedLogged = r.untrackedLogged || untracked > 0
 	r.mu.Unlock()
+	if first {
+		r.logUntracked(untracked, len(states))
+	}
 	return nil
+}
+
+// logUntracked writes, once, the CDK's line for tokens whose quota the API does not track.
+func (r *rateLimited) logUntracked(untracked, tokens int) {
+	if untracked == tokens {
+		r.env.log("INFO", "Quota status endpoint reports that rate limiting is unavailable. Token quotas are untracked: "+
+			"the connector will not wait for quota resets, throttle proactively, or rotate tokens on exhaustion. "+
+			"Responses that report a rate limit are still handled by the stream's error handler.")
+		return
+	}
+	r.env.log("INFO", "Quota status endpoint reports that rate limiting is unavailable for %d of %d tokens. "+
+		"Those tokens are used without quota tracking. The other %d keep proactive throttling until their counters "+
+		"are locally spent, after which traffic moves onto the untracked tokens: the connector no longer waits for a "+
+		"quota reset, so it never refreshes them.", untracked, tokens, tokens-untracked)
 }
 
 // fetch reads one token's quotas from the quota status endpoint.

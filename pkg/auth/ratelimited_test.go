@@ -84,6 +84,7 @@ type quotaRun struct {
 	slept  []time.Duration
 	r      *redact.Redactor
 	notes  []string
+	logs   []string // "LEVEL text"
 }
 
 // status is a quota status body: remaining, limit and reset (seconds after the clock's start)
@@ -105,7 +106,8 @@ func newQuotaRun(t *testing.T, authYAML string, config map[string]any) (*quotaRu
 			return nil
 		}}
 	a, err := New(loadAuth(t, authYAML), Env{Globals: template.Globals{Config: config}, Client: q.client, Redactor: q.r,
-		Now: q.clock.Now, Note: func(s string) { q.notes = append(q.notes, s) }})
+		Now: q.clock.Now, Note: func(s string) { q.notes = append(q.notes, s) },
+		Log: func(level, text string) { q.logs = append(q.logs, level+" "+text) }})
 	q.a = a
 	return q, err
 }
@@ -337,6 +339,9 @@ func TestRateLimitedWaitsForTheResetThenAsksAgain(t *testing.T) {
 	if len(q.notes) != 1 || q.notes[0] != `every token's quota "core" is spent: waiting 5s for the reset` {
 		t.Errorf("notes %q", q.notes)
 	}
+	if want := []string{"INFO All tokens exhausted (quota: core). Waiting 5s until rate limit resets."}; !reflect.DeepEqual(q.logs, want) {
+		t.Errorf("logs %q, want the CDK's %q", q.logs, want)
+	}
 	// Seeded once, then again after the wait.
 	if got := strings.Count(strings.Join(api.requests(), "\n"), "/rate_limit"); got != 4 {
 		t.Errorf("%d quota status requests, want 4: %q", got, api.requests())
@@ -367,6 +372,40 @@ func TestRateLimitedUntrackedTokensTakeTurns(t *testing.T) {
 	if len(q.slept) != 1 || q.slept[0] == 100*time.Millisecond {
 		t.Errorf("slept %v, want one backoff", q.slept)
 	}
+	// Once, in the CDK's words.
+	if len(q.logs) != 1 || !strings.HasPrefix(q.logs[0], "INFO Quota status endpoint reports that rate limiting is unavailable. Token quotas are untracked: ") {
+		t.Errorf("logs %q", q.logs)
+	}
+}
+
+// A long wait for a reset says what is left each minute, as the CDK's heartbeat does.
+func TestRateLimitedWaitHeartbeat(t *testing.T) {
+	api := newQuotaAPI(t, map[string]string{"Bearer t1": status(1, 1, 150)})
+	q, err := newQuotaRun(t, rlYAML(api, `["{{ config.a }}"]`, `
+    budget_min_reserve: 0`), map[string]any{"a": "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.get(api.URL + "/items"); err != nil {
+		t.Fatal(err)
+	}
+	api.mu.Lock()
+	api.status["Bearer t1"] = status(5, 5, 3600)
+	api.mu.Unlock()
+	if _, err := q.get(api.URL + "/items"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{time.Minute, time.Minute, 30 * time.Second}; !reflect.DeepEqual(q.slept, want) {
+		t.Errorf("slept %v, want %v", q.slept, want)
+	}
+	want := []string{
+		"INFO All tokens exhausted (quota: core). Waiting 150s until rate limit resets.",
+		"INFO Rate limit exhausted (quota: core). Waiting for reset — 90s remaining.",
+		"INFO Rate limit exhausted (quota: core). Waiting for reset — 30s remaining.",
+	}
+	if !reflect.DeepEqual(q.logs, want) {
+		t.Errorf("logs\n%q\nwant\n%q", q.logs, want)
+	}
 }
 
 func TestRateLimitedSpacesTheLastCalls(t *testing.T) {
@@ -382,6 +421,12 @@ func TestRateLimitedSpacesTheLastCalls(t *testing.T) {
 	}
 	if want := []time.Duration{95 * time.Second / 18}; !reflect.DeepEqual(q.slept, want) {
 		t.Errorf("slept %v, want %v", q.slept, want)
+	}
+	if _, err := q.get(api.URL + "/items"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"INFO API budget: throttling requests (5.3s delay) for quota 'core'."}; len(q.slept) != 2 || !reflect.DeepEqual(q.logs, want) {
+		t.Errorf("slept %v, logs %q: want two pauses and the CDK's line once", q.slept, q.logs)
 	}
 }
 

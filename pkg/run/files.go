@@ -13,6 +13,7 @@ import (
 	"connector/pkg/record"
 	"connector/pkg/request"
 	"connector/pkg/slice"
+	"connector/pkg/template"
 )
 
 // Files says where the files of the streams with a file_uploader go: each stream's in a
@@ -25,6 +26,9 @@ type Files struct {
 	// does it: each file is downloaded and dropped (Dir is not used), and its record gets
 	// the key source_file_relative_path.
 	Builder bool
+	// Log, when set, hears the INFO lines the CDK's DefaultFileUploader logs for each file
+	// written (the protocol entry point writes them as LOG messages).
+	Log func(text string)
 }
 
 // upload downloads the file of one record emitted by a stream with a file_uploader, as
@@ -123,6 +127,12 @@ func (r *sliceReader) upload(rec record.Record) (*record.FileRef, error) {
 	abs, err := filepath.Abs(filepath.Join(st.o.Files.Dir, filepath.FromSlash(rel)))
 	if err != nil {
 		return nil, err
+	}
+	if log := st.o.Files.Log; log != nil {
+		log("File uploaded successfully")
+		log("File url: " + abs)
+		log("File size: " + template.PyRepr(float64(w.size)/1024) + " KB")
+		log("File relative path: " + rel)
 	}
 	return &record.FileRef{StagingFileURL: abs, SourceFileRelativePath: rel, FileSizeBytes: w.size}, nil
 }

@@ -193,6 +193,9 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 	if spec.Protocol {
 		r.out.LogStatuses()
 		s.Client.OnRetry = r.retried
+		logf := func(level, text string) { r.logf(level, "%s", text) }
+		s.logTo.Store(&logf)
+		defer s.logTo.Store(nil)
 	}
 	r.logf("INFO", "Starting syncing")
 	for _, name := range spec.Missing {
@@ -217,6 +220,9 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 	ro.Observer, ro.Prefetch, ro.Overlap, ro.FailFast = spec.Observer, spec.Prefetch, true, spec.FailFast
 	if spec.FilesDir != "" {
 		ro.Files = &run.Files{Dir: spec.FilesDir}
+		if spec.Protocol {
+			ro.Files.Log = func(text string) { r.logf("INFO", "%s", text) }
+		}
 	}
 	ro.Warn = r.warn
 	ro.Checkpoint = r.checkpoint

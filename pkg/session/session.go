@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"connector/pkg/auth"
@@ -134,6 +135,16 @@ type Session struct {
 	authMu  sync.Mutex
 	auths   map[string]auth.Authenticator
 	authEnv auth.Env
+	// logTo writes a LOG message of the protocol read under way (nil outside one).
+	logTo atomic.Pointer[func(level, text string)]
+}
+
+// protocolLog writes a log line of a component as a LOG message when a protocol read is
+// under way; elsewhere the component's notes (Env.Note) say what a person needs.
+func (s *Session) protocolLog(level, text string) {
+	if f := s.logTo.Load(); f != nil {
+		(*f)(level, text)
+	}
 }
 
 // authFor is the authenticator of a requester whose authenticator is a.
@@ -325,7 +336,7 @@ func Open(in Inputs, env Env) (*Session, error) {
 	}
 	s.authEnv = auth.Env{
 		Globals: s.globals(), Client: s.Client, Redactor: env.Redactor, Now: env.Now,
-		ConfigUpdated: s.storeTokens, FormTokenRequests: in.FormTokenRequests, Note: env.Note,
+		ConfigUpdated: s.storeTokens, FormTokenRequests: in.FormTokenRequests, Note: env.Note, Log: s.protocolLog,
 	}
 	a, err := auth.New(def.Authenticator, s.authEnv)
 	if err != nil {
