@@ -295,6 +295,12 @@ func (o *oauth) send(ctx context.Context) (*httpx.Response, error) {
 // the endpoint refuses (400, 401, 415) is sent once more form-encoded, as the CDK sends it;
 // when that works, the rest of the run sends the form, and Note says so once.
 func (o *oauth) refresh(ctx context.Context) error {
+	if o.assertion == nil && o.clientID == "" {
+		// The CDK's get_client_id refuses an empty client id when it builds the request;
+		// a client secret may be empty (the CDK warns and sends it).
+		return &ConfigError{Msg: fmt.Sprintf("the OAuth token refresh needs a client id, but client_id (%s) renders empty with the testing values; set it (the Airbyte CDK refuses this refresh too)",
+			sourceOf(o.def.ClientID))}
+	}
 	resp, err := o.send(ctx)
 	var se *httpx.StatusError
 	if err != nil && !o.form && !o.typed && !o.triedForm && o.assertion == nil && errors.As(err, &se) && refusesJSON[se.Status] {

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -291,5 +292,40 @@ func TestOAuthFailedRefreshIsAuthError(t *testing.T) {
 	want := `authentication failed: OAuth token refresh: 400 Bad Request from POST ` + srv.URL + `/token: {"error":"invalid_grant","hint":"**** ****"}`
 	if !IsAuthError(err) || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
+
+// A refresh whose client_id renders empty is refused before any request, as the CDK's
+// get_client_id refuses it; an empty client_secret is sent, as the CDK sends it.
+func TestOAuthEmptyClientID(t *testing.T) {
+	srv, n := tokenServer(t, "3600")
+	for _, tt := range []struct {
+		name, id, secret string
+		sent             int32
+		err              string
+	}{
+		{"no client id", "", "csecret", 0, "the OAuth token refresh needs a client id, but client_id ({{ config['client_id'] }}) renders empty with the testing values; set it (the Airbyte CDK refuses this refresh too)"},
+		{"no client secret", "cid", "", 1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n.Store(0)
+			config := map[string]any{"base_url": srv.URL, "client_id": tt.id, "client_secret": tt.secret, "refresh_token": "rtok"}
+			a, err := New(loadAuth(t, oauthYAML), Env{Globals: template.Globals{Config: config},
+				Client: &httpx.Client{HTTP: http.DefaultClient, MaxRetries: -1}, Redactor: &redact.Redactor{}, Now: time.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = a.Apply(context.Background(), request.New("data", "GET", "http://example.test/"))
+			var ce *ConfigError
+			switch {
+			case tt.err == "" && err != nil:
+				t.Errorf("error %v", err)
+			case tt.err != "" && (!errors.As(err, &ce) || err.Error() != tt.err):
+				t.Errorf("error %v\nwant the ConfigError %s", err, tt.err)
+			}
+			if n.Load() != tt.sent {
+				t.Errorf("%d token requests, want %d", n.Load(), tt.sent)
+			}
+		})
 	}
 }
