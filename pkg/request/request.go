@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"connector/pkg/httpx"
@@ -185,7 +186,7 @@ func (b *Builder) HasParam(key string) bool {
 // Build returns the request to send. A body with both form fields and JSON properties is an
 // error.
 func (b *Builder) Build() (*httpx.Request, error) {
-	u, err := url.Parse(b.URL)
+	u, err := url.Parse(requoteURL(b.URL))
 	if err != nil {
 		return nil, fmt.Errorf("invalid URL %q: %w", b.URL, err)
 	}
@@ -278,4 +279,75 @@ func (b *Builder) formKeys() string {
 		keys[i] = f.key
 	}
 	return strings.Join(keys, ", ")
+}
+
+// requoteURL writes the path and query of an absolute URL as Python's requests sends them
+// (requote), the rest as it is.
+func requoteURL(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u
+	}
+	j := strings.IndexAny(u[i+3:], "/?#")
+	if j < 0 {
+		return u
+	}
+	head, rest := u[:i+3+j], u[i+3+j:]
+	fragment := ""
+	if k := strings.IndexByte(rest, '#'); k >= 0 {
+		rest, fragment = rest[:k], rest[k:]
+	}
+	path, query, hasQuery := strings.Cut(rest, "?")
+	out := head + requote(path, false)
+	if hasQuery {
+		out += "?" + requote(query, true)
+	}
+	return out + fragment
+}
+
+// requote writes a path (or, with query, a query string) as Python's requests sends it: the
+// URL parser under it (urllib3) escapes every byte that is neither a letter, a digit nor one
+// of -._~!$&'()*+,;=:@/ (and ? in a query), upper-casing the hex of the %XX already there,
+// or escaping every % as %25 when one is not followed by two hex digits; then requests'
+// requote_uri decodes the %XX of a letter, a digit or one of -._~.
+func requote(s string, query bool) string {
+	safe := "-._~!$&'()*+,;=:@/"
+	if query {
+		safe += "?"
+	}
+	alnum := func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+	hex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+	valid := func(i int) bool { return i+2 < len(s) && hex(s[i+1]) && hex(s[i+2]) }
+	plain, encoded := true, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' {
+			plain = false
+			encoded = encoded && valid(i)
+		} else if !alnum(c) && strings.IndexByte(safe, c) < 0 {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && encoded:
+			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if u := byte(v); alnum(u) || strings.IndexByte("-._~", u) >= 0 {
+				b.WriteByte(u)
+			} else {
+				b.WriteString(strings.ToUpper(s[i : i+3]))
+			}
+			i += 2
+		case alnum(c) || c != '%' && strings.IndexByte(safe, c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }

@@ -256,7 +256,7 @@ func TestBuildErrors(t *testing.T) {
 		{"no scheme", "api.test/items", nil, `invalid URL "api.test/items": no scheme (write http:// or https://)`},
 		{"another scheme", "ftp://api.test/items", nil, `invalid URL "ftp://api.test/items": unsupported scheme "ftp" (only http and https)`},
 		{"no host", "https:///items", nil, `invalid URL "https:///items": no host`},
-		{"unparsable", "https://api.test/%zz", nil, `invalid URL "https://api.test/%zz": parse "https://api.test/%zz": invalid URL escape "%zz"`},
+		{"unparsable", "https://api.test:port/items", nil, `invalid URL "https://api.test:port/items": parse "https://api.test:port/items": invalid port ":port" after host`},
 		{"a form and a JSON body", "https://api.test/", func(b *Builder) error {
 			return first(b.SetForm("a", []string{"1"}, "the requester"), b.SetForm("b", []string{"2"}, "the requester"),
 				b.SetJSON([]string{"c"}, 3, "the paginator"), b.SetJSON([]string{"d", "e"}, 4, "the paginator"))
