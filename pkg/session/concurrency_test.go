@@ -180,3 +180,71 @@ func TestFailingWindowsAreRetriedAtOnce(t *testing.T) {
 		t.Errorf("failures:\n  %s\nwant:\n  %s", strings.Join(failed, "\n  "), strings.Join(wantFailed, "\n  "))
 	}
 }
+
+// An interrupt that comes while a stream goes on reading after one of its slices failed
+// ends the read as an interrupt: the stream's failure is said, then the interrupt, and the
+// stream left unread is not put down to --fail-fast, which was not asked for.
+func TestInterruptAfterAFailedSlice(t *testing.T) {
+	def := concurrencyDef + `  - type: DeclarativeStream
+    name: refunds
+    retriever:
+      type: SimpleRetriever
+      requester: {type: HttpRequester, url_base: "{{ config['base_url'] }}", path: /refunds, authenticator: {type: BearerAuthenticator, api_token: "{{ config['client_secret'] }}"}}
+      record_selector: {type: RecordSelector, extractor: {type: DpathExtractor, field_path: [data]}}
+`
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.RequestURI())
+		n := len(got)
+		mu.Unlock()
+		switch n {
+		case 1: // the first window fails at once: a 404 is not retried
+			http.Error(w, `{"error":"gone"}`, http.StatusNotFound)
+		case 2: // the second is interrupted while it is read
+			cancel()
+			<-r.Context().Done()
+		default:
+			fmt.Fprint(w, `{"data":[{"id":"x"}]}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	s, err := open(t, def, "base_url: "+srv.URL+"\nclient_secret: sk_test_abc\n", Inputs{},
+		Env{Redactor: &redact.Redactor{}, Timeout: 5 * time.Second, Sleep: func(context.Context, time.Duration) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st, err := OpenState(StateFiles{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	var events []string
+	res, err := s.Read(ctx, ReadSpec{Out: &out, Format: "records", State: st, Workers: 1, Report: func(ev Event) {
+		switch ev := ev.(type) {
+		case StreamFailed:
+			events = append(events, "failed "+ev.Stream+": "+strings.ReplaceAll(ev.Message, srv.URL, "API"))
+		case Interrupted:
+			events = append(events, fmt.Sprintf("interrupted %s after %d records", ev.Stream, ev.Records))
+		case Failures:
+			events = append(events, fmt.Sprintf("failures %d of %d, %d not read", ev.Failed, ev.Streams, ev.NotRead))
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkText(t, "events", events, []string{
+		`failed charges: stream charges, slice {start_time: "1704067200", end_time: "1704153599"}, page 1: 404 Not Found from GET API/charges?created%5Bgte%5D=1704067200&created%5Blte%5D=1704153599: {"error":"gone"} (2 of 2 slices failed; 0 records written)`,
+		"interrupted charges after 0 records",
+	})
+	if res.Stopped == nil || res.Failed != 1 {
+		t.Errorf("outcome %+v, want the interrupt as what stopped the read", res)
+	}
+	if len(got) != 2 {
+		t.Errorf("requests %q, want the two windows only", got)
+	}
+}

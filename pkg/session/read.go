@@ -427,7 +427,14 @@ func (r *reading) ended(ctx context.Context, res run.Result) {
 		r.out.StreamStatus(res.Stream, "INCOMPLETE")
 		r.out.Flush()
 		r.report(StreamFailed{Stream: res.Stream, Message: msg, Err: res.Err, Grouped: r.addUnreached(res)})
-		if r.spec.FailFast {
+		switch {
+		case ctx.Err() != nil:
+			// Interrupted while the slices after the failed one were read: the streams
+			// left are unread because of the interrupt, not of --fail-fast.
+			r.report(Interrupted{Stream: res.Stream, Records: res.Records, Pages: res.Pages})
+			r.stopErr = ctx.Err()
+			r.stop()
+		case r.spec.FailFast:
 			r.stop()
 		}
 	default:
