@@ -121,18 +121,7 @@ func (l *loader) buildDefinition(root *yaml.Node) *Definition {
 		def.ConfigNormalization = l.norm
 	}
 	if cl := top.vals["concurrency_level"]; !isNull(cl) {
-		if c, ok := l.component(cl, "concurrency_level", nil, "ConcurrencyLevel"); ok {
-			if c.typ != "ConcurrencyLevel" {
-				l.at(c.vals["type"], "concurrency_level.type", diag.CodeType, fmt.Sprintf("`concurrency_level` must be a ConcurrencyLevel, not %s", c.typ), "")
-			} else {
-				c.checkFields("ConcurrencyLevel")
-				if v := c.get("default_concurrency"); v != nil && v.Tag == "!!int" {
-					def.ConcurrencyLevel, _ = strconv.Atoi(v.Value)
-				} else if v != nil && !(isString(v)) {
-					l.at(v, "concurrency_level.default_concurrency", diag.CodeType, fmt.Sprintf("`default_concurrency` must be an integer or a template, not %s", kindName(v)), "")
-				}
-			}
-		}
+		def.Concurrency = l.concurrencyLevel(cl)
 	}
 	return def
 }

@@ -49,12 +49,25 @@ type Definition struct {
 	// Authenticator is the one authenticator of the connector (validate checks that every
 	// stream resolves to the same one). Nil means no authentication.
 	Authenticator *Authenticator
-	// ConcurrencyLevel is concurrency_level.default_concurrency (0 when absent).
-	ConcurrencyLevel int
+	// Concurrency is concurrency_level (nil when absent).
+	Concurrency *ConcurrencyLevel
 	// Budget is api_budget: how requests are paced (nil: they are not).
 	Budget *APIBudget
 	// Groups is stream_groups: each grouped stream's group, by stream name (groups.go).
 	Groups map[string]string
+}
+
+// ConcurrencyLevel is concurrency_level: how many slices a read reads at once.
+type ConcurrencyLevel struct {
+	Pos Pos
+	// Fixed is default_concurrency written as an integer: used as it is, max_concurrency
+	// does not bound it (as in the CDK).
+	Fixed int
+	// Default is default_concurrency written as a string: a template on config whose
+	// value max_concurrency bounds. Nil when Fixed is used.
+	Default *template.Template
+	// Max is max_concurrency (0 when absent).
+	Max int
 }
 
 // Stream returns the stream with the given name, or nil.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -148,13 +149,32 @@ func (SchemaChecked) event()   {}
 // MaxConcurrency is the most slices a read reads at once.
 const MaxConcurrency = 64
 
-// workers is how many slices a read reads at once: flag, else the definition's
-// concurrency_level (at most MaxConcurrency), else 1.
-func workers(flag int, def *manifest.Definition) int {
+// workers is how many slices a read reads at once: the flag, else the definition's
+// concurrency_level (at most MaxConcurrency), else 1. A default_concurrency written as a
+// string is a template on the testing values (stripe's reads 4 for a test key, 25 for a live
+// one), bounded by max_concurrency, as the CDK's ConcurrencyLevel reads it.
+func (s *Session) workers(flag int) (int, error) {
 	if flag > 0 {
-		return flag
+		return flag, nil
 	}
-	return min(max(def.ConcurrencyLevel, 1), MaxConcurrency)
+	cl := s.Def.Concurrency
+	if cl == nil {
+		return 1, nil
+	}
+	n := cl.Fixed
+	if cl.Default != nil {
+		text, err := cl.Default.Render(s.globals().Vars(nil))
+		if err != nil {
+			return 0, fmt.Errorf("concurrency_level.default_concurrency: %w", err)
+		}
+		if n, err = strconv.Atoi(strings.TrimSpace(text)); err != nil {
+			return 0, fmt.Errorf("concurrency_level.default_concurrency: %q is not an integer", text)
+		}
+		if cl.Max > 0 {
+			n = min(n, cl.Max)
+		}
+	}
+	return min(max(n, 1), MaxConcurrency), nil
 }
 
 // Outcome is how a read ended.
@@ -177,6 +197,10 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 	ro.StateOf, ro.Now = spec.State.Of, s.env.Now
 	if err := spec.State.Check(ro, spec.StatePath, s.Streams); err != nil {
 		return Outcome{}, err
+	}
+	workers, err := s.workers(spec.Workers)
+	if err != nil {
+		return Outcome{}, &InvalidError{err}
 	}
 	out, err := output.NewRecordOutput(spec.Out, spec.Format, s.env.Now)
 	if err != nil {
@@ -234,7 +258,7 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 	if r.checks != nil {
 		dst = r.checks.Wrap(dst)
 	}
-	run.Read(rctx, ro, s.Streams, workers(spec.Workers, s.Def), dst, hooks)
+	run.Read(rctx, ro, s.Streams, workers, dst, hooks)
 	o := Outcome{Failed: r.failed, Stopped: r.stopErr, StateErr: spec.State.Close(), SchemaWarnings: r.schemaWarnings}
 	if o.StateErr != nil {
 		r.report(StateNotWritten{Err: o.StateErr})
@@ -409,7 +433,14 @@ func (r *reading) ended(ctx context.Context, res run.Result) {
 		r.out.StreamStatus(res.Stream, "INCOMPLETE")
 		r.out.Flush()
 		r.report(StreamFailed{Stream: res.Stream, Message: msg, Err: res.Err, Grouped: r.addUnreached(res)})
-		if r.spec.FailFast {
+		switch {
+		case ctx.Err() != nil:
+			// Interrupted while the slices after the failed one were read: the streams
+			// left are unread because of the interrupt, not of --fail-fast.
+			r.report(Interrupted{Stream: res.Stream, Records: res.Records, Pages: res.Pages})
+			r.stopErr = ctx.Err()
+			r.stop()
+		case r.spec.FailFast:
 			r.stop()
 		}
 	default:
