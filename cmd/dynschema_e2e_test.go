@@ -39,14 +39,17 @@ func airtableAPI(t *testing.T, log *logBuffer) *httptest.Server {
 // from its table's entry in GET meta/bases/app1/tables (the first record its filter keeps),
 // and the records are normalized to it. want.jsonl holds the records the CDK 7.28.2 emits
 // for the same definition, config and responses (run-cdk read; same values, compared with
-// sorted keys: the CDK's KeysToLower orders keys as a Python set does).
+// sorted keys: the CDK's KeysToLower orders keys as a Python set does). The definition's
+// concurrency_level reads 5 slices at once; --concurrency 1 keeps the requests in the order
+// the log below holds (the records are in that order whatever the concurrency).
 func TestDynamicSchemaLoaderAirtable(t *testing.T) {
 	log := &logBuffer{}
 	ts := airtableAPI(t, log)
 	defer ts.Close()
 	values := filepath.Join(t.TempDir(), "values.yaml")
 	os.WriteFile(values, []byte("base_url: "+ts.URL+"/v0/\ncredentials:\n  auth_method: api_key\n  api_key: key123\n"), 0o600)
-	res := runCLI(t, "", "read", filepath.Join("testdata", "dynschema", "airtable.yaml"), "--testing-values", values, "--format", "envelope")
+	res := runCLI(t, "", "read", filepath.Join("testdata", "dynschema", "airtable.yaml"), "--testing-values", values, "--format", "envelope",
+		"--concurrency", "1")
 	if res.Code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}

@@ -32,6 +32,18 @@ type Part interface {
 type Hooks struct {
 	Start func(s *manifest.Stream)
 	End   func(res Result)
+	// SliceFailed, when set, hears each slice that failed, in output order (after the
+	// slice's records, before its stream's End); not a slice that an interrupt or a closed
+	// output ended.
+	SliceFailed func(f SliceFailure)
+}
+
+// SliceFailure is a slice that failed: its error names the stream, the slice and the page;
+// Records were written from it before the failure.
+type SliceFailure struct {
+	Stream  string
+	Err     error
+	Records int
 }
 
 // Read reads streams in order with up to workers slices in flight at once, across and
@@ -257,7 +269,12 @@ func (r *reader) launch(ctx, genCtx context.Context, st *stream, sr *streamRun, 
 		reader := st.newSliceReader(sl, part, done.Pages, done.Records)
 		// The checkpoint of the slice: once its records are written out, in slice order.
 		cp := r.out.Part()
-		cp.AtHead(func() { st.checkpoint(sl, reader.track, one.res) })
+		cp.AtHead(func() {
+			if err := one.res.err; err != nil && !stopping(err) && r.hooks.SliceFailed != nil {
+				r.hooks.SliceFailed(SliceFailure{Stream: st.s.Name, Err: err, Records: one.res.records})
+			}
+			st.checkpoint(sl, reader.track, one.res)
+		})
 		cp.Done(false)
 		wg.Add(1)
 		go func(sl *slice.Slice) {

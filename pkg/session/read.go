@@ -254,6 +254,9 @@ func (s *Session) Read(ctx context.Context, spec ReadSpec) (Outcome, error) {
 	defer stop()
 	r.stop = stop
 	hooks := run.Hooks{Start: r.started, End: func(res run.Result) { r.ended(ctx, res) }}
+	if spec.Protocol {
+		hooks.SliceFailed = r.sliceFailed
+	}
 	var dst run.Output = sequenced{output.NewSequencer(rctx, r.out)}
 	if r.checks != nil {
 		dst = r.checks.Wrap(dst)
@@ -299,6 +302,8 @@ type reading struct {
 	failed   int
 	done     int
 	failures []string // "stream: repr of the cause", for the protocol's closing summary
+	// sliceErrs holds each stream's first failed slice, which sliceFailed reported.
+	sliceErrs map[string]error
 	// unreached are failed streams whose host an earlier request found unreachable.
 	unreached []Unreached
 	checks    *SchemaChecks // nil without CheckSchema
@@ -371,6 +376,25 @@ func (r *reading) checkpoint(cp run.Checkpoint) {
 	}
 }
 
+// sliceFailed writes, on the protocol, the failure of one slice when its place in the
+// output is reached, as the CDK writes the failure of each partition when it comes: an
+// ERROR log and a TRACE ERROR naming the stream; the closing summary lists each.
+func (r *reading) sliceFailed(f run.SliceFailure) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.sliceErrs[f.Stream]; !ok {
+		if r.sliceErrs == nil {
+			r.sliceErrs = map[string]error{}
+		}
+		r.sliceErrs[f.Stream] = f.Err
+	}
+	msg := fmt.Sprintf("%v (%s written before the failure)", f.Err, plural(f.Records, "record"))
+	trace := r.failureTrace(f.Stream, msg, f.Err)
+	r.logf("ERROR", "Exception while syncing stream %s: %s", f.Stream, trace.InternalMessage)
+	r.out.Error(trace)
+	r.failures = append(r.failures, f.Stream+": AirbyteTracedException("+template.PyRepr(trace.InternalMessage)+")")
+}
+
 // started runs when a stream's place in the output is reached, before its records.
 func (r *reading) started(s *manifest.Stream) {
 	r.logf("INFO", "Marking stream %s as STARTED", s.Name)
@@ -425,11 +449,14 @@ func (r *reading) ended(ctx context.Context, res run.Result) {
 			msg = fmt.Sprintf("%v (%d of %s failed; %s written)", res.Err, res.FailedSlices,
 				plural(res.Slices, "slice"), plural(res.Records, "record"))
 		}
-		trace := r.failureTrace(res.Stream, msg, res.Err)
-		r.logf("ERROR", "Exception while syncing stream %s: %s", res.Stream, trace.InternalMessage)
-		r.out.Error(trace)
+		if first, ok := r.sliceErrs[res.Stream]; !ok || first != res.Err {
+			// Not a slice's failure, which sliceFailed reported when it came.
+			trace := r.failureTrace(res.Stream, msg, res.Err)
+			r.logf("ERROR", "Exception while syncing stream %s: %s", res.Stream, trace.InternalMessage)
+			r.out.Error(trace)
+			r.failures = append(r.failures, res.Stream+": AirbyteTracedException("+template.PyRepr(trace.InternalMessage)+")")
+		}
 		stopped()
-		r.failures = append(r.failures, res.Stream+": AirbyteTracedException("+template.PyRepr(trace.InternalMessage)+")")
 		r.out.StreamStatus(res.Stream, "INCOMPLETE")
 		r.out.Flush()
 		r.report(StreamFailed{Stream: res.Stream, Message: msg, Err: res.Err, Grouped: r.addUnreached(res)})
