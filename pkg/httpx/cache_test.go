@@ -41,6 +41,17 @@ func (a *cacheAPI) requests() []string {
 	return append([]string(nil), a.log...)
 }
 
+// cachedClient is a client with a cache of its own (limit 0: the default) sending to a new
+// server in front of api; its base URL is returned with it.
+func cachedClient(t *testing.T, api *cacheAPI, limit int64) (*Client, *Cache, string) {
+	t.Helper()
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
+	cache := &Cache{Limit: limit}
+	t.Cleanup(func() { cache.Close() })
+	return &Client{HTTP: srv.Client(), MaxRetries: -1, Cache: cache}, cache, srv.URL
+}
+
 func cacheGet(t *testing.T, c *Client, base, uri, cacheAs string, header http.Header) (*Response, error) {
 	t.Helper()
 	if header == nil {
@@ -54,15 +65,12 @@ func cacheGet(t *testing.T, c *Client, base, uri, cacheAs string, header http.He
 // or another path goes out; a request that names no store is never cached.
 func TestCacheAnswersTheSameRequest(t *testing.T) {
 	api := &cacheAPI{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	cache := &Cache{}
-	defer cache.Close()
+	c, cache, base := cachedClient(t, api, 0)
 	var seen []Exchange
-	c := &Client{HTTP: srv.Client(), MaxRetries: -1, Cache: cache, Observe: func(e Exchange) { seen = append(seen, e) }}
+	c.Observe = func(e Exchange) { seen = append(seen, e) }
 	get := func(uri, as string, h http.Header) *Response {
 		t.Helper()
-		resp, err := cacheGet(t, c, srv.URL, uri, as, h)
+		resp, err := cacheGet(t, c, base, uri, as, h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,17 +110,13 @@ func TestCacheAnswersTheSameRequest(t *testing.T) {
 // a failure, a POST go out every time.
 func TestCacheKeepsOnly200(t *testing.T) {
 	api := &cacheAPI{}
-	base := httptest.NewServer(api)
-	defer base.Close()
-	cache := &Cache{}
-	defer cache.Close()
-	c := &Client{HTTP: base.Client(), MaxRetries: -1, Cache: cache}
+	c, _, base := cachedClient(t, api, 0)
 	for range 2 {
-		cacheGet(t, c, base.URL, "/x?status=201", "s", nil)
-		if _, err := cacheGet(t, c, base.URL, "/x?status=404", "s", nil); err == nil {
+		cacheGet(t, c, base, "/x?status=201", "s", nil)
+		if _, err := cacheGet(t, c, base, "/x?status=404", "s", nil); err == nil {
 			t.Fatal("a 404 succeeded")
 		}
-		if _, err := c.Do(context.Background(), &Request{Kind: "data", Method: "POST", URL: base.URL + "/x", CacheAs: "s"}); err != nil {
+		if _, err := c.Do(context.Background(), &Request{Kind: "data", Method: "POST", URL: base + "/x", CacheAs: "s"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,14 +128,10 @@ func TestCacheKeepsOnly200(t *testing.T) {
 // Once the answers kept reach Limit, later ones are not kept (Full); those kept still answer.
 func TestCacheLimit(t *testing.T) {
 	api := &cacheAPI{}
-	cache := &Cache{Limit: 200}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	defer cache.Close()
-	c := &Client{HTTP: srv.Client(), MaxRetries: -1, Cache: cache}
+	c, cache, base := cachedClient(t, api, 200)
 	for range 2 {
 		for _, uri := range []string{"/a", "/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"} {
-			if _, err := cacheGet(t, c, srv.URL, uri, "s", nil); err != nil {
+			if _, err := cacheGet(t, c, base, uri, "s", nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -148,16 +148,12 @@ func TestCacheLimit(t *testing.T) {
 // answer, whatever their number.
 func TestCacheSendsTwinsOnce(t *testing.T) {
 	api := &cacheAPI{hold: make(chan struct{})}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	cache := &Cache{}
-	defer cache.Close()
-	c := &Client{HTTP: srv.Client(), MaxRetries: -1, Cache: cache}
+	c, cache, base := cachedClient(t, api, 0)
 	var wg sync.WaitGroup
 	bodies := make([]string, 8)
 	for i := range bodies {
 		wg.Go(func() {
-			resp, err := cacheGet(t, c, srv.URL, "/same", "s", nil)
+			resp, err := cacheGet(t, c, base, "/same", "s", nil)
 			if err != nil {
 				t.Error(err)
 				return
@@ -188,13 +184,9 @@ func TestCacheSendsTwinsOnce(t *testing.T) {
 // A twin whose request fails is sent again by a waiting one, and a wait ends with its context.
 func TestCacheWaitAfterAFailure(t *testing.T) {
 	api := &cacheAPI{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	cache := &Cache{}
-	defer cache.Close()
-	c := &Client{HTTP: srv.Client(), MaxRetries: -1, Cache: cache}
+	c, cache, base := cachedClient(t, api, 0)
 	for range 2 {
-		if _, err := cacheGet(t, c, srv.URL, "/x?status=500", "s", nil); err == nil {
+		if _, err := cacheGet(t, c, base, "/x?status=500", "s", nil); err == nil {
 			t.Fatal("a 500 succeeded")
 		}
 	}
@@ -202,13 +194,13 @@ func TestCacheWaitAfterAFailure(t *testing.T) {
 		t.Errorf("the API received %v, want the failing request twice", got)
 	}
 	// A request in flight that never ends: its twin gives up with its context.
-	key := cacheKey(&Request{Method: "GET", URL: srv.URL + "/stuck", CacheAs: "s", Header: http.Header{}})
+	key := cacheKey(&Request{Method: "GET", URL: base + "/stuck", CacheAs: "s", Header: http.Header{}})
 	if resp, wait := cache.lookup(key, nil); resp != nil || wait != nil {
 		t.Fatal("the first lookup of a request is not its sender's")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	_, err := c.Do(ctx, &Request{Kind: "data", Method: "GET", URL: srv.URL + "/stuck", Header: http.Header{}, CacheAs: "s"})
+	_, err := c.Do(ctx, &Request{Kind: "data", Method: "GET", URL: base + "/stuck", Header: http.Header{}, CacheAs: "s"})
 	if err != context.DeadlineExceeded {
 		t.Errorf("the twin's wait ended with %v, want its context's end", err)
 	}
@@ -218,14 +210,11 @@ func TestCacheWaitAfterAFailure(t *testing.T) {
 // An answer from the cache costs the API budget nothing: the pacer is not asked.
 func TestCacheHitIsNotPaced(t *testing.T) {
 	api := &cacheAPI{}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	cache := &Cache{}
-	defer cache.Close()
+	c, _, base := cachedClient(t, api, 0)
 	p := &countingPacer{}
-	c := &Client{HTTP: srv.Client(), MaxRetries: -1, Cache: cache, Pacer: p}
+	c.Pacer = p
 	for range 3 {
-		if _, err := cacheGet(t, c, srv.URL, "/x", "s", nil); err != nil {
+		if _, err := cacheGet(t, c, base, "/x", "s", nil); err != nil {
 			t.Fatal(err)
 		}
 	}
