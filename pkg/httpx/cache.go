@@ -26,9 +26,9 @@ import (
 // the CDK keeps it and answers its own retries with it.
 //
 // The answers are written to an unlinked temporary file, not held in memory: the index
-// holds a hash of each request (32 bytes) and where its answer is. Limit bounds the file;
-// once full, later answers are not kept (Full says so) and their requests go to the API
-// again. A Cache is safe for concurrent use. A request whose twin is in flight waits for
+// holds a hash of each request (32 bytes) and where its answer is. Limit bounds the file and
+// MaxCacheEntries the number of answers; once full, later answers are not kept (Full says so)
+// and their requests go to the API again. A Cache is safe for concurrent use. A request whose twin is in flight waits for
 // the twin's answer rather than going out too, so that how many requests a run sends does not
 // depend on --concurrency (the CDK's threads both send them).
 type Cache struct {
@@ -49,8 +49,12 @@ type Cache struct {
 	hits atomic.Int64
 }
 
-// DefaultCacheLimit bounds the answers a run keeps.
-const DefaultCacheLimit = 1 << 30
+// DefaultCacheLimit bounds the answers a run keeps, in bytes; MaxCacheEntries bounds their
+// number, so that the index (some 100 bytes an answer) stays small too.
+const (
+	DefaultCacheLimit = 1 << 30
+	MaxCacheEntries   = 1 << 18
+)
 
 type cached struct {
 	off        int64
@@ -216,7 +220,7 @@ func (c *Cache) put(key [32]byte, resp *Response) {
 		limit = DefaultCacheLimit
 	}
 	n := int64(len(meta) + len(resp.Body))
-	if c.size+n > limit {
+	if c.size+n > limit || len(c.index) >= MaxCacheEntries {
 		c.full = true
 		return
 	}

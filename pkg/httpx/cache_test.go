@@ -222,3 +222,36 @@ func TestCacheHitIsNotPaced(t *testing.T) {
 		t.Errorf("the pacer was asked %d times, want 1", p.acquired)
 	}
 }
+
+// Once MaxCacheEntries answers are kept, the next is not (Full), and is asked for again.
+func TestCacheEntryLimit(t *testing.T) {
+	api := &cacheAPI{}
+	c, cache, base := cachedClient(t, api, 0)
+	// Fill the index as put would, without as many requests.
+	key0 := cacheKey(&Request{Method: "GET", URL: base + "/first", CacheAs: "s", Header: http.Header{}})
+	if _, err := cacheGet(t, c, base, "/first", "s", nil); err != nil {
+		t.Fatal(err)
+	}
+	cache.mu.Lock()
+	for i := len(cache.index); i < MaxCacheEntries; i++ {
+		cache.index[[32]byte{byte(i), byte(i >> 8), byte(i >> 16), 1}] = cached{}
+	}
+	cache.mu.Unlock()
+	for range 2 {
+		if _, err := cacheGet(t, c, base, "/second", "s", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := cacheGet(t, c, base, "/first", "s", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := api.requests(); len(got) != 3 || got[1] != "GET /second" || got[2] != "GET /second" {
+		t.Errorf("the API received %v, want /first once and /second twice", got)
+	}
+	if !cache.Full() {
+		t.Error("Full() is false after an answer was not kept")
+	}
+	if _, ok := cache.index[key0]; !ok {
+		t.Error("the first answer is gone")
+	}
+}
