@@ -638,19 +638,7 @@ func (r *rateLimited) Rotates(req *httpx.Request) bool {
 	return false
 }
 
-// sleep waits d, or until ctx ends, with the client's Sleep when it has one (tests).
-func (e Env) sleep(ctx context.Context, d time.Duration) error {
-	if e.Client != nil && e.Client.Sleep != nil {
-		return e.Client.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// sleep waits d, or until ctx ends (the client's Sleep in tests).
+func (e Env) sleep(ctx context.Context, d time.Duration) error { return e.Client.Wait(ctx, d) }
 
 var _ httpx.Signer = (*rateLimited)(nil)

@@ -546,7 +546,7 @@ func (c *Client) Do(ctx context.Context, req *Request) (*Response, error) {
 				Stream: req.Stream, RateLimited: d.action == manifest.ActionRateLimited || resp != nil && resp.Status == http.StatusTooManyRequests})
 		}
 		if retrying {
-			if err := c.sleep(ctx, wait); err != nil {
+			if err := c.Wait(ctx, wait); err != nil {
 				return nil, err
 			}
 			spent += wait
@@ -927,8 +927,10 @@ func (c *Client) now() time.Time {
 	return time.Now()
 }
 
-func (c *Client) sleep(ctx context.Context, d time.Duration) error {
-	if c.Sleep != nil {
+// Wait pauses d, or until ctx ends, with the client's Sleep when it has one (tests inject
+// a fake clock there); a nil client waits on a timer. Every pause of a run goes through it.
+func (c *Client) Wait(ctx context.Context, d time.Duration) error {
+	if c != nil && c.Sleep != nil {
 		return c.Sleep(ctx, d)
 	}
 	t := time.NewTimer(d)

@@ -642,17 +642,5 @@ func (o *Options) now() time.Time {
 	return time.Now()
 }
 
-// sleep waits d, with the client's Sleep when it has one (tests), or until ctx is done.
-func (o *Options) sleep(ctx context.Context, d time.Duration) error {
-	if o.Client != nil && o.Client.Sleep != nil {
-		return o.Client.Sleep(ctx, d)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// sleep waits d, or until ctx ends (the client's Sleep in tests).
+func (o *Options) sleep(ctx context.Context, d time.Duration) error { return o.Client.Wait(ctx, d) }
