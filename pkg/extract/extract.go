@@ -373,15 +373,8 @@ func (p *parser) topList(build bool) (any, error) {
 			p.page.Records = make([]Record, 0, n)
 		}
 	}
-	p.pos++ // [
-	var list []any
-	if build {
-		list = []any{}
-	}
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		p.nest--
+	list, empty := p.openList(build)
+	if empty {
 		return list, nil
 	}
 	for {
@@ -603,15 +596,8 @@ func (p *parser) arrayOf(build bool, emit func(raw []byte, v any, members []int3
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	p.pos++ // [
-	var list []any
-	if build {
-		list = []any{}
-	}
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		p.nest--
+	list, empty := p.openList(build)
+	if empty {
 		return list, nil
 	}
 	for {
@@ -796,15 +782,8 @@ func (p *parser) array(depth int, onPath, build bool) (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
-	p.pos++ // [
-	var list []any
-	if build {
-		list = []any{}
-	}
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		p.nest--
+	list, empty := p.openList(build)
+	if empty {
 		return list, nil
 	}
 	// The element the path follows: every one for a wildcard, else the one at the index
@@ -932,6 +911,22 @@ func pythonLiteral(s string) bool {
 		rest = rest[exp:]
 	}
 	return rest == ""
+}
+
+// openList steps into a list at its [: the list to fill (nil unless build), and whether it
+// is empty, then read whole, its ] passed and its level left.
+func (p *parser) openList(build bool) (list []any, empty bool) {
+	p.pos++ // [
+	if build {
+		list = []any{}
+	}
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		p.nest--
+		return list, true
+	}
+	return list, false
 }
 
 // listNext reads what follows an element of a list: a comma (more elements follow) or the
