@@ -239,20 +239,11 @@ func (s *Server) data(w *recorder, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "unknown pagination style "+quote(name))
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		w.Header().Set("Allow", "GET, POST")
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use GET or POST")
+	q, ok := s.admit(w, r, check, http.MethodGet, http.MethodPost)
+	if !ok {
 		return
 	}
-	q, err := readRequest(r)
-	if err != nil {
-		err.write(w)
-		return
-	}
-	if err := check(s, r, q); err != nil {
-		err.write(w)
-		return
-	}
+	var err *apiError
 	if c.name == "books" || c.name == "reviews" {
 		if c, err = s.authorFilter(q, author, c); err != nil {
 			err.write(w)

@@ -101,18 +101,8 @@ func (s *Server) files(w *recorder, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "unknown area "+quote(parts[0]))
 		return
 	}
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use GET")
-		return
-	}
-	q, err := readRequest(r)
-	if err != nil {
-		err.write(w)
-		return
-	}
-	if err := check(s, r, q); err != nil {
-		err.write(w)
+	q, ok := s.admit(w, r, check, http.MethodGet)
+	if !ok {
 		return
 	}
 	w.data = true

@@ -93,13 +93,8 @@ func (s *Server) reportJobs(w *recorder, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "unknown area "+quote(parts[0]))
 		return
 	}
-	q, err := readRequest(r)
-	if err != nil {
-		err.write(w)
-		return
-	}
-	if err := check(s, r, q); err != nil {
-		err.write(w)
+	q, ok := s.admit(w, r, check)
+	if !ok {
 		return
 	}
 	area, rest := parts[0], parts[2:]

@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -197,4 +198,25 @@ func (q *request) jsonString(path ...string) (string, bool) {
 	}
 	s, ok := cur.(string)
 	return s, ok
+}
+
+// admit lets a request into an area: its method one of methods (any when none is given),
+// its body readable, its credentials those check accepts. A refusal is written, and ok is
+// false.
+func (s *Server) admit(w *recorder, r *http.Request, check areaCheck, methods ...string) (q *request, ok bool) {
+	if len(methods) > 0 && !slices.Contains(methods, r.Method) {
+		w.Header().Set("Allow", strings.Join(methods, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use "+strings.Join(methods, " or "))
+		return nil, false
+	}
+	q, err := readRequest(r)
+	if err != nil {
+		err.write(w)
+		return nil, false
+	}
+	if err := check(s, r, q); err != nil {
+		err.write(w)
+		return nil, false
+	}
+	return q, true
 }

@@ -18,18 +18,7 @@ func (s *Server) tables(w *recorder, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "unknown area "+quote(area))
 		return
 	}
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use GET")
-		return
-	}
-	q, err := readRequest(r)
-	if err != nil {
-		err.write(w)
-		return
-	}
-	if err := check(s, r, q); err != nil {
-		err.write(w)
+	if _, ok := s.admit(w, r, check, http.MethodGet); !ok {
 		return
 	}
 	type table struct {
