@@ -271,15 +271,7 @@ func (c *Client) sink(req *Request, res *http.Response, actx context.Context, ti
 	case lr.over:
 		return nil, tooLarge()
 	case src.err != nil:
-		ne := c.netError(req, actx, src.err, timeout)
-		if !ne.Timeout {
-			ne.Err = c.Redactor.String(fmt.Sprintf("%d %s, but the body was cut short after %d bytes (%s)",
-				res.StatusCode, http.StatusText(res.StatusCode), src.n, cleanURLError(src.err)))
-		} else {
-			ne.Err = fmt.Sprintf("the body did not complete within %s", diag.Duration(timeout))
-			ne.Detail = fmt.Sprintf("%d %s, %d bytes of the body received; --timeout waits longer", res.StatusCode, http.StatusText(res.StatusCode), src.n)
-		}
-		return nil, ne
+		return nil, c.cutShort(req, res, actx, src, timeout)
 	case err != nil:
 		return nil, fail(true, "%d %s, but the body could not be kept: %v", res.StatusCode, http.StatusText(res.StatusCode), err)
 	}
@@ -308,4 +300,18 @@ func (l *limitedBody) Read(p []byte) (int, error) {
 		return 0, errTooLarge
 	}
 	return n, err
+}
+
+// cutShort is the failure of a body the network cut short (or that did not complete in
+// time): how far it came.
+func (c *Client) cutShort(req *Request, res *http.Response, actx context.Context, src *netBody, timeout time.Duration) *NetError {
+	ne := c.netError(req, actx, src.err, timeout)
+	if !ne.Timeout {
+		ne.Err = c.Redactor.String(fmt.Sprintf("%d %s, but the body was cut short after %d bytes (%s)",
+			res.StatusCode, http.StatusText(res.StatusCode), src.n, cleanURLError(src.err)))
+	} else {
+		ne.Err = fmt.Sprintf("the body did not complete within %s", diag.Duration(timeout))
+		ne.Detail = fmt.Sprintf("%d %s, %d bytes of the body received; --timeout waits longer", res.StatusCode, http.StatusText(res.StatusCode), src.n)
+	}
+	return ne
 }

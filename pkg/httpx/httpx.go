@@ -742,14 +742,7 @@ func (c *Client) once(ctx context.Context, req *Request) (*Response, *NetError) 
 		ne.Answered = res.StatusCode
 		return nil, ne
 	case src.err != nil:
-		ne := c.netError(req, actx, src.err, timeout)
-		if !ne.Timeout {
-			ne.Err = c.Redactor.String(fmt.Sprintf("%d %s, but the body was cut short after %d bytes (%s)",
-				res.StatusCode, http.StatusText(res.StatusCode), src.n, cleanURLError(src.err)))
-		} else {
-			ne.Err = fmt.Sprintf("the body did not complete within %s", diag.Duration(timeout))
-			ne.Detail = fmt.Sprintf("%d %s, %d bytes of the body received; --timeout waits longer", res.StatusCode, http.StatusText(res.StatusCode), src.n)
-		}
+		ne := c.cutShort(req, res, actx, src, timeout)
 		if ex := c.RedactedExcerpt(data); ex != "" {
 			ne.Err += ": " + strconv.Quote(ex)
 		}
