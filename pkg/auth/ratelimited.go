@@ -474,18 +474,9 @@ func quotaNumber(body any, q *manifest.Quota, path []string, what string) (int64
 	if err != nil {
 		return 0, err
 	}
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = strings.TrimSpace(x)
-	case json.Number:
-		s = string(x)
-	case float64:
-		return int64(x), nil
-	case int64:
-		return x, nil
-	default:
-		s = fmt.Sprint(x)
+	s, ok := scalarText(v)
+	if !ok {
+		s = fmt.Sprint(v)
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, nil
@@ -496,21 +487,28 @@ func quotaNumber(body any, q *manifest.Quota, path []string, what string) (int64
 	return 0, fmt.Errorf("%s: the %s of the quota pool %q is %q, not a number", manifest.RateLimitedAuth, what, q.Name, s)
 }
 
+// scalarText is the text of a string (trimmed) or a number of a quota status answer; ok is
+// false for anything else.
+func scalarText(v any) (text string, ok bool) {
+	switch x := v.(type) {
+	case string:
+		return strings.TrimSpace(x), true
+	case json.Number:
+		return string(x), true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	}
+	return "", false
+}
+
 // resetTime reads a reset as the CDK's ab_datetime_parse does for the forms APIs send: epoch
 // seconds (a number or a string of at most ten digits), an ISO 8601 date-time (T or space,
 // Z or an offset, none meaning UTC), or a date.
 func resetTime(v any) (time.Time, error) {
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = strings.TrimSpace(x)
-	case json.Number:
-		s = string(x)
-	case float64:
-		s = strconv.FormatFloat(x, 'f', -1, 64)
-	case int64:
-		s = strconv.FormatInt(x, 10)
-	default:
+	s, ok := scalarText(v)
+	if !ok {
 		return time.Time{}, fmt.Errorf("%v is not a time", v)
 	}
 	if s != "" && strings.Trim(s, "0123456789") == "" {
