@@ -4,9 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"hash"
 	"io"
 	"net/http"
 	"net/url"
@@ -44,7 +41,7 @@ type Cache struct {
 	// inflight holds the requests being sent, each with a channel closed when it ends.
 	inflight map[[32]byte]chan struct{}
 	full     bool
-	err      error // the file could not be made or written: the cache stays off
+	broken   bool // the file could not be made or written: nothing more is kept
 
 	hits atomic.Int64
 }
@@ -112,33 +109,33 @@ func (c *Cache) cacheable(req *Request) bool {
 // with its query sorted, every header and the body.
 func cacheKey(req *Request) [32]byte {
 	h := sha256.New()
-	field := func(h hash.Hash, s string) {
+	field := func(s string) { // length first: no two lists of fields write the same bytes
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
 		io.WriteString(h, s)
 	}
-	field(h, req.CacheAs)
-	field(h, req.Method)
+	field(req.CacheAs)
+	field(req.Method)
 	u := req.URL
 	if p, err := url.Parse(req.URL); err == nil {
 		p.RawQuery = p.Query().Encode() // sorted by key
 		p.Fragment = ""
 		u = p.String()
 	}
-	field(h, u)
+	field(u)
 	names := make([]string, 0, len(req.Header))
 	for k := range req.Header {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		field(h, k)
+		field(k)
 		for _, v := range req.Header[k] {
-			field(h, v)
+			field(v)
 		}
 	}
-	field(h, string(req.Body))
+	field(string(req.Body))
 	var key [32]byte
 	h.Sum(key[:0])
 	return key
@@ -209,7 +206,7 @@ func (c *Cache) put(key [32]byte, resp *Response) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err != nil {
+	if c.broken {
 		return
 	}
 	if _, ok := c.index[key]; ok {
@@ -227,18 +224,18 @@ func (c *Cache) put(key [32]byte, resp *Response) {
 	if c.file == nil {
 		f, err := os.CreateTemp(c.Dir, "connector-cache-*")
 		if err != nil {
-			c.err = fmt.Errorf("response cache: %w", err)
+			c.broken = true
 			return
 		}
 		_ = os.Remove(f.Name()) // unlinked: gone with the process, whatever ends it
 		c.file, c.index = f, map[[32]byte]cached{}
 	}
 	if _, err := c.file.WriteAt(meta, c.size); err != nil {
-		c.err = errors.Join(errors.New("response cache"), err)
+		c.broken = true
 		return
 	}
 	if _, err := c.file.WriteAt(resp.Body, c.size+int64(len(meta))); err != nil {
-		c.err = errors.Join(errors.New("response cache"), err)
+		c.broken = true
 		return
 	}
 	c.index[key] = cached{off: c.size, meta: len(meta), body: len(resp.Body)}
