@@ -65,7 +65,7 @@ func TestWorkersFromConcurrencyLevel(t *testing.T) {
 		{"the flag wins", concurrencyDef, "client_secret: sk_test_abc\n", 2, 2, ""},
 		{"an integer is not bounded", fixed, "client_secret: sk_test_abc\n", 0, 5, ""},
 		{"not an integer", concurrencyDef, "client_secret: sk_test_abc\nnum_workers: many\n", 0, 0,
-			`concurrency_level.default_concurrency: "many" is not an integer`},
+			`def.yaml:4:3: concurrency_level.default_concurrency renders "many", not a whole number: correct the value it reads in VALUES`},
 		{"no concurrency_level", readDef, "base_url: http://127.0.0.1:1\napi_key: k\n", 0, 1, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +75,8 @@ func TestWorkersFromConcurrencyLevel(t *testing.T) {
 			}
 			defer s.Close()
 			n, err := s.workers(tt.flag)
-			if fmt.Sprint(err) != fmt.Sprint(map[bool]any{true: nil, false: tt.err}[tt.err == ""]) {
+			want := strings.ReplaceAll(tt.err, "VALUES", s.Values.Name())
+			if fmt.Sprint(err) != fmt.Sprint(map[bool]any{true: nil, false: want}[tt.err == ""]) {
 				t.Fatalf("error %v, want %q", err, tt.err)
 			}
 			if n != tt.want {

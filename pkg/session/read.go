@@ -163,12 +163,14 @@ func (s *Session) workers(flag int) (int, error) {
 	}
 	n := cl.Fixed
 	if cl.Default != nil {
+		at := fmt.Sprintf("%s:%d:%d: concurrency_level.default_concurrency", s.in.DefName, cl.Pos.Line, cl.Pos.Column)
 		text, err := cl.Default.Render(s.globals().Vars(nil))
 		if err != nil {
-			return 0, fmt.Errorf("concurrency_level.default_concurrency: %w", err)
+			return 0, fmt.Errorf("%s: %w", at, err)
 		}
 		if n, err = strconv.Atoi(strings.TrimSpace(text)); err != nil {
-			return 0, fmt.Errorf("concurrency_level.default_concurrency: %q is not an integer", text)
+			return 0, fmt.Errorf("%s renders %q, not a whole number: correct the value it reads in %s",
+				at, text, s.Values.Name())
 		}
 		if cl.Max > 0 {
 			n = min(n, cl.Max)
