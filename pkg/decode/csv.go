@@ -267,13 +267,18 @@ func (c *csvRows) record() ([]string, error) {
 	}
 }
 
-// out returns the cells read: one string holds them all.
+// out returns the cells read.
 func (c *csvRows) out() []string {
 	c.reading = false
-	cells := make([]string, len(c.ends))
-	all := string(c.buf)
+	return cellsOf(c.buf, c.ends)
+}
+
+// cellsOf cuts a row's text at the ends of its cells; one string holds them all.
+func cellsOf(buf []byte, ends []int) []string {
+	cells := make([]string, len(ends))
+	all := string(buf)
 	start := 0
-	for i, end := range c.ends {
+	for i, end := range ends {
 		cells[i] = all[start:end]
 		start = end
 	}

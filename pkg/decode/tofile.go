@@ -314,14 +314,5 @@ func (f *frame) inField(r rune, end func()) int {
 	return frInField
 }
 
-// out returns the cells read; one string holds them all.
-func (f *frame) out() []string {
-	cells := make([]string, len(f.ends))
-	all := string(f.buf)
-	from := 0
-	for i, to := range f.ends {
-		cells[i] = all[from:to]
-		from = to
-	}
-	return cells
-}
+// out returns the cells read.
+func (f *frame) out() []string { return cellsOf(f.buf, f.ends) }
